@@ -1,0 +1,124 @@
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * Every setting the service reads, typed and validated at boot. `process.env` is read only by
+ * {@link loadConfig}; everything else injects this class.
+ */
+export class AppConfig {
+  @IsIn(['development', 'production', 'test'])
+  nodeEnv: 'development' | 'production' | 'test' = 'development';
+
+  /** Interface to bind. Loopback by default; a loopback bind also turns on Host validation. */
+  @IsString()
+  @MinLength(1)
+  host = '127.0.0.1';
+
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  port = 3000;
+
+  /** Postgres connection string. Absent: an embedded Postgres (PGlite) under `dataDir`. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  databaseUrl?: string;
+
+  @IsString()
+  @MinLength(1)
+  dataDir = './.data';
+
+  @IsIn(LOG_LEVELS)
+  logLevel: LogLevel = 'info';
+
+  /** How clients reach this server (used in the OAuth metadata and 401 challenges). */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
+  publicBaseUrl?: string;
+
+  /** Browser origins allowed to call /mcp. Empty: no browser origin is allowed. */
+  @IsArray()
+  @Matches(/^https?:\/\/[^\s/]+$/, { each: true, message: 'each entry must be an origin like https://app.example.com' })
+  mcpAllowedOrigins: string[] = [];
+
+  /**
+   * HMAC keys for confirmation `requestState`, comma-separated; the first signs, all verify
+   * (rotation). Required with DATABASE_URL; the embedded default generates one under `dataDir`.
+   */
+  @ValidateIf((c: AppConfig) => c.databaseUrl !== undefined || c.confirmationKeys.length > 0)
+  @IsArray()
+  @ArrayMinSize(1, { message: 'is required when DATABASE_URL is set (comma-separated keys of 32+ characters)' })
+  @ArrayMaxSize(8)
+  @MinLength(32, { each: true, message: 'each key must be at least 32 characters' })
+  @IsString({ each: true })
+  confirmationKeys: string[] = [];
+
+  @IsInt()
+  @Min(10)
+  @Max(86_400)
+  confirmationTtlSeconds = 600;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  smtpUrl?: string;
+
+  @IsString()
+  @MaxLength(200)
+  mailFrom = 'Platform <no-reply@platform.local>';
+
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  mailTimeoutMs = 5_000;
+
+  @IsInt()
+  @Min(1)
+  rateLimitPerTokenPerMinute = 600;
+
+  @IsInt()
+  @Min(1)
+  rateLimitPerIpPerMinute = 1_200;
+
+  @IsInt()
+  @Min(0)
+  @Max(120_000)
+  shutdownGraceMs = 10_000;
+
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  dbPoolSize = 10;
+
+  /** Trust X-Forwarded-* from a proxy in front (client IP for rate limits). */
+  @IsIn([true, false])
+  trustProxy = false;
+
+  get embedded(): boolean {
+    return this.databaseUrl === undefined;
+  }
+
+  get baseUrl(): string {
+    const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;
+    return (this.publicBaseUrl ?? `http://${host}:${this.port}`).replace(/\/$/, '');
+  }
+
+  get mcpUrl(): string {
+    return `${this.baseUrl}/mcp`;
+  }
+}

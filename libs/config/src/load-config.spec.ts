@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './load-config.js';
+
+describe('loadConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 3000, dataDir: './.data', logLevel: 'info' });
+    expect(c.embedded).toBe(true);
+    expect(c.mcpUrl).toBe('http://127.0.0.1:3000/mcp');
+  });
+
+  it('converts types and lists', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      MCP_ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com',
+      TRUST_PROXY: 'true',
+      PUBLIC_BASE_URL: 'https://mcp.example.com/',
+    });
+    expect(c.port).toBe(8080);
+    expect(c.mcpAllowedOrigins).toEqual(['https://a.example.com', 'https://b.example.com']);
+    expect(c.trustProxy).toBe(true);
+    expect(c.mcpUrl).toBe('https://mcp.example.com/mcp');
+  });
+
+  it('lists every bad key at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'mysql://x',
+        CONFIRMATION_TTL_SECONDS: '1',
+        MCP_ALLOWED_ORIGINS: 'not an origin',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const key of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'CONFIRMATION_TTL_SECONDS', 'MCP_ALLOWED_ORIGINS']) {
+      expect(problems).toContain(key);
+    }
+  });
+
+  it('requires confirmation keys when running against an external Postgres', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/CONFIRMATION_KEYS/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db', CONFIRMATION_KEYS: 'short' })).toThrow(
+      /at least 32/,
+    );
+    const ok = loadConfig({ DATABASE_URL: 'postgres://u@h/db', CONFIRMATION_KEYS: 'k'.repeat(32) + ',' + 'j'.repeat(40) });
+    expect(ok.confirmationKeys).toHaveLength(2);
+  });
+});

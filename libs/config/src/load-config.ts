@@ -1,0 +1,91 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { AppConfig } from './app.config.js';
+
+type Kind = 'string' | 'int' | 'list' | 'bool';
+
+/** Environment variable → config field. The table is the documentation of what is read. */
+export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConfig, kind: Kind]> = [
+  ['NODE_ENV', 'nodeEnv', 'string'],
+  ['HOST', 'host', 'string'],
+  ['PORT', 'port', 'int'],
+  ['DATABASE_URL', 'databaseUrl', 'string'],
+  ['DATA_DIR', 'dataDir', 'string'],
+  ['LOG_LEVEL', 'logLevel', 'string'],
+  ['PUBLIC_BASE_URL', 'publicBaseUrl', 'string'],
+  ['MCP_ALLOWED_ORIGINS', 'mcpAllowedOrigins', 'list'],
+  ['CONFIRMATION_KEYS', 'confirmationKeys', 'list'],
+  ['CONFIRMATION_TTL_SECONDS', 'confirmationTtlSeconds', 'int'],
+  ['SMTP_URL', 'smtpUrl', 'string'],
+  ['MAIL_FROM', 'mailFrom', 'string'],
+  ['MAIL_TIMEOUT_MS', 'mailTimeoutMs', 'int'],
+  ['RATE_LIMIT_PER_TOKEN_PER_MINUTE', 'rateLimitPerTokenPerMinute', 'int'],
+  ['RATE_LIMIT_PER_IP_PER_MINUTE', 'rateLimitPerIpPerMinute', 'int'],
+  ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
+  ['DB_POOL_SIZE', 'dbPoolSize', 'int'],
+  ['TRUST_PROXY', 'trustProxy', 'bool'],
+];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function convert(env: string, raw: string, kind: Kind, problems: string[]): unknown {
+  switch (kind) {
+    case 'string':
+      return raw;
+    case 'int': {
+      if (!/^-?\d+$/.test(raw.trim())) {
+        problems.push(`${env}: must be an integer (got "${raw}")`);
+        return undefined;
+      }
+      return Number.parseInt(raw, 10);
+    }
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
+    case 'bool': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes'].includes(v)) return true;
+      if (['0', 'false', 'no', ''].includes(v)) return false;
+      problems.push(`${env}: must be true or false (got "${raw}")`);
+      return undefined;
+    }
+  }
+}
+
+function flatten(errors: ValidationError[], fieldToEnv: Map<string, string>): string[] {
+  return errors.flatMap((e) => {
+    const key = fieldToEnv.get(e.property) ?? e.property;
+    const own = Object.values(e.constraints ?? {}).map((m) => `${key}: ${m.replace(e.property, key)}`);
+    return [...own, ...flatten(e.children ?? [], fieldToEnv)];
+  });
+}
+
+/**
+ * Reads the environment into a validated {@link AppConfig}. Throws a {@link ConfigError} naming
+ * every bad key at once (never just the first). `overrides` lets tests set fields directly.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<AppConfig> = {},
+): AppConfig {
+  const problems: string[] = [];
+  const plain: Record<string, unknown> = {};
+  for (const [name, field, kind] of ENV_KEYS) {
+    const raw = env[name];
+    if (raw === undefined || (raw === '' && kind !== 'list')) continue;
+    const value = convert(name, raw, kind, problems);
+    if (value !== undefined) plain[field] = value;
+  }
+  const config = Object.assign(plainToInstance(AppConfig, plain), overrides);
+  const fieldToEnv = new Map(ENV_KEYS.map(([name, field]) => [field as string, name]));
+  problems.push(...flatten(validateSync(config, { forbidUnknownValues: true }), fieldToEnv));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

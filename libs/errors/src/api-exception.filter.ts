@@ -1,0 +1,98 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, toEnvelope, type ErrorEnvelope } from './domain.error.js';
+import { httpStatusOf, type ErrorCode } from './error-codes.js';
+
+export interface ApiExceptionFilterOptions {
+  /** Paths whose transport errors answer as JSON-RPC (the MCP endpoint). */
+  jsonRpcPaths: readonly string[];
+  /** Builds the `WWW-Authenticate` challenge for a 401 on a given path. */
+  challenge: (path: string, code: 'UNAUTHENTICATED' | 'INVALID_TOKEN') => string;
+}
+
+interface FastifyLikeError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported media type' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'BAD_REQUEST', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'BAD_REQUEST', message: 'Request body is empty' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'BAD_REQUEST', message: 'Invalid Content-Length' },
+};
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+/**
+ * The one REST mapper: DomainError → status + envelope; Nest and Fastify errors → the envelope
+ * too; anything else → 500 with a generic message and the request id (logged once with stack).
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  constructor(private readonly options: ApiExceptionFilterOptions) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const path = (request.url ?? '').split('?')[0] ?? '';
+    const { status, envelope } = this.map(exception, String(request.id));
+
+    if (status === 401) {
+      const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
+      void reply.header('www-authenticate', this.options.challenge(path, code));
+    }
+    if (this.options.jsonRpcPaths.includes(path) && status === 413) {
+      void reply
+        .status(413)
+        .header('content-type', 'application/json')
+        .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } });
+      return;
+    }
+    void reply.status(status).header('content-type', 'application/json').send(envelope);
+  }
+
+  map(exception: unknown, requestId: string): { status: number; envelope: ErrorEnvelope } {
+    if (exception instanceof DomainError) {
+      return { status: httpStatusOf(exception.code), envelope: exception.toEnvelope() };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code = STATUS_CODES[status];
+      if (code !== undefined) {
+        const message = status === 404 ? 'Route not found' : exception.message;
+        return { status, envelope: toEnvelope(code, message) };
+      }
+    }
+    const fastify = exception as FastifyLikeError;
+    if (typeof fastify?.code === 'string' && fastify.code.startsWith('FST_')) {
+      const known = FASTIFY_CODES[fastify.code];
+      if (known !== undefined) return { status: httpStatusOf(known.code), envelope: toEnvelope(known.code, known.message) };
+      const status = fastify.statusCode ?? 500;
+      const code = STATUS_CODES[status];
+      if (code !== undefined) return { status, envelope: toEnvelope(code, fastify.message ?? code) };
+    }
+    this.logger.error({ err: exception, requestId }, 'Unhandled error');
+    return {
+      status: 500,
+      envelope: toEnvelope('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it', {
+        requestId,
+      }),
+    };
+  }
+}

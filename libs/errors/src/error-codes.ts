@@ -1,0 +1,48 @@
+/**
+ * The closed vocabulary of error codes, with the HTTP status each one answers with on REST.
+ * The MCP layer carries the same codes inside `isError` results; it never turns a status into a
+ * JSON-RPC code.
+ */
+export const ERROR_STATUS = {
+  // Resource and business codes (PRODUCT §2.1)
+  VALIDATION_ERROR: 422,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  DUPLICATE_ERROR: 409,
+  BAD_REQUEST: 400,
+  FORBIDDEN: 403,
+  EXTERNAL_SERVICE_ERROR: 502,
+  // Confirmation of destructive MCP tools (isError results only)
+  USER_DECLINED: 409,
+  confirmation_required: 409,
+  confirmation_replayed: 409,
+  confirmation_unavailable: 503,
+  // Authorization outcomes: each names who can fix it
+  insufficient_scope: 403,
+  insufficient_permission: 403,
+  membership_inactive: 403,
+  key_owner_not_member: 403,
+  // Transport refusals (before a JSON-RPC message is read)
+  UNAUTHENTICATED: 401,
+  INVALID_TOKEN: 401,
+  UNSUPPORTED_PROTOCOL_VERSION: 400,
+  ORIGIN_NOT_ALLOWED: 403,
+  HOST_NOT_ALLOWED: 403,
+  RATE_LIMITED: 429,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  NOT_ACCEPTABLE: 406,
+  METHOD_NOT_ALLOWED: 405,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+}
