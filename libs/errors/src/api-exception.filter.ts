@@ -34,6 +34,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 /**
@@ -75,6 +76,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const code = STATUS_CODES[status];
       if (code !== undefined) {
+        if (status === 503) {
+          // Readiness: keep the health report for whoever is looking at a failing probe.
+          return { status, envelope: toEnvelope(code, 'Service unavailable', exception.getResponse()) };
+        }
         const message = status === 404 ? 'Route not found' : exception.message;
         return { status, envelope: toEnvelope(code, message) };
       }

@@ -1,0 +1,68 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ClsModule } from 'nestjs-cls';
+import { LoggerModule } from 'nestjs-pino';
+import type { IncomingMessage } from 'node:http';
+import { AccessGuard, AccessModule } from '@app/access';
+import { AppConfig, ConfigModule } from '@app/config';
+import { DatabaseModule } from '@app/database';
+import { DemoModule } from '@app/demo';
+import { ApiExceptionFilter } from '@app/errors';
+import { HealthModule } from '@app/health';
+import { BearerAuthGuard, IdentityModule } from '@app/identity';
+
+const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
+const MCP_PATH = '/mcp';
+
+/** Wiring only: which libraries make up the server, and the global filter and guards. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        ClsModule.forRoot({
+          global: true,
+          middleware: { mount: true, generateId: true, idGenerator: (req: IncomingMessage & { id?: string }) => String(req.id) },
+        }),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? '',
+            autoLogging: { ignore: (req) => QUIET_PATHS.test(req.url ?? '') },
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-dispatch"]'],
+              censor: '[redacted]',
+            },
+            serializers: {
+              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+            },
+          },
+        }),
+        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
+        HealthModule,
+        IdentityModule,
+        AccessModule,
+        DemoModule,
+      ],
+      providers: [
+        {
+          provide: APP_FILTER,
+          inject: [AppConfig],
+          useFactory: (c: AppConfig) =>
+            new ApiExceptionFilter({
+              jsonRpcPaths: [MCP_PATH],
+              challenge: (path, code) => {
+                const metadata = `${c.baseUrl}/.well-known/oauth-protected-resource${path === MCP_PATH ? MCP_PATH : ''}`;
+                const error = code === 'INVALID_TOKEN' ? 'error="invalid_token", ' : '';
+                return `Bearer ${error}resource_metadata="${metadata}"`;
+              },
+            }),
+        },
+        { provide: APP_GUARD, useExisting: BearerAuthGuard },
+        { provide: APP_GUARD, useExisting: AccessGuard },
+      ],
+    };
+  }
+}

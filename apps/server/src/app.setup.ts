@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import type { AppConfig } from '@app/config';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
+/** Paths whose JSON body is handed over unparsed (the MCP endpoint parses its own JSON-RPC). */
+const RAW_JSON_PATHS = new Set(['/mcp']);
+
+/** The Fastify instance, the same for the server and the test harness. */
+export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    logger: false,
+    genReqId: (raw: IncomingMessage) => {
+      const incoming = raw.headers['x-request-id'];
+      const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      // pino-http and the request context read the same id off the raw request.
+      (raw as IncomingMessage & { id?: string }).id = id;
+      return id;
+    },
+  });
+}
+
+/** Everything applied to the app after creation; used by `main.ts` and by the tests alike. */
+export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
+  app.useLogger(app.get(Logger));
+  const fastify = app.getHttpAdapter().getInstance();
+
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
+    (request, body, done) => {
+      const path = request.url.split('?', 1)[0] ?? '';
+      if (RAW_JSON_PATHS.has(path)) return done(null, body);
+      if (body === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        const err = Object.assign(new Error('Request body is not valid JSON'), {
+          statusCode: 400,
+          code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+        });
+        done(err, undefined);
+      }
+    },
+  );
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    void reply.header('x-request-id', request.id);
+    done(null, payload);
+  });
+
+  const openapi = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Platform API')
+      .setDescription('Organisations, members, portal users, customer accounts, tokens and the audit trail.')
+      .setVersion('1')
+      .addBearerAuth()
+      .addServer(config.baseUrl)
+      .build(),
+  );
+  fastify.get('/v1/openapi.json', (_req, reply) => {
+    void reply.header('content-type', 'application/json').send(openapi);
+  });
+}

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppConfig } from '@app/config';
+import { EmbeddedPostgres, migrate } from '@app/database';
+import { DemoSeeder, type DemoTokens, type DemoTokenSecrets } from '@app/demo';
+import { AppModule } from './app.module.js';
+import { configureApp, createFastifyAdapter } from './app.setup.js';
+
+export interface RunningServer {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  /** Where the server listens, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  /** Demo token secrets when this start seeded the demo organisation. */
+  demoTokens?: DemoTokenSecrets;
+  demoTokensFile?: string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** `if-empty`: seed the demo organisation unless it exists (embedded default); `always`: tests. */
+  seedDemo?: 'if-empty' | 'always' | 'never';
+  /** Write `demo-tokens.json` under the data directory when seeding. */
+  writeDemoTokens?: boolean;
+}
+
+/** Generates (once) and then reuses the embedded default's confirmation key under `dataDir`. */
+async function embeddedConfirmationKey(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'confirmation-key');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const key = randomBytes(48).toString('base64url');
+    await writeFile(file, `${key}\n`, { mode: 0o600 });
+    return key;
+  }
+}
+
+/**
+ * Starts the whole server: the database (external, or the embedded one, migrated), the Nest app
+ * on Fastify, and (optionally) the demo organisation. `main.ts` and the tests share it.
+ */
+export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
+  let embedded: EmbeddedPostgres | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (databaseUrl === undefined) {
+    const dataDir = resolve(config.dataDir);
+    await mkdir(dataDir, { recursive: true });
+    embedded = await EmbeddedPostgres.start({ dataDir: join(dataDir, 'pgdata') });
+    databaseUrl = embedded.url;
+    await migrate(databaseUrl, 'up');
+    if (config.confirmationKeys.length === 0) config.confirmationKeys = [await embeddedConfirmationKey(dataDir)];
+  }
+
+  let app: NestFastifyApplication | undefined;
+  try {
+    app = await NestFactory.create<NestFastifyApplication>(
+      AppModule.forRoot(config, databaseUrl),
+      createFastifyAdapter(config),
+      { bufferLogs: true, bodyParser: false },
+    );
+    configureApp(app, config);
+    await app.listen({ port: config.port, host: config.host });
+
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+
+    const running: RunningServer = {
+      app,
+      config,
+      url,
+      close: async () => {
+        await app?.close();
+        await embedded?.stop();
+      },
+    };
+
+    const seeder = app.get(DemoSeeder);
+    const mode = options.seedDemo ?? (embedded ? 'if-empty' : 'never');
+    if (mode === 'always' || (mode === 'if-empty' && !(await seeder.isSeeded()))) {
+      running.demoTokens = await seeder.seed();
+      if (options.writeDemoTokens ?? embedded !== undefined) {
+        const base = config.publicBaseUrl ?? url;
+        const file: DemoTokens = { mcpUrl: `${base}/mcp`, apiUrl: `${base}/v1`, tokens: running.demoTokens };
+        running.demoTokensFile = resolve(config.dataDir, 'demo-tokens.json');
+        await writeFile(running.demoTokensFile, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+      }
+    } else if (embedded !== undefined) {
+      running.demoTokensFile = resolve(config.dataDir, 'demo-tokens.json');
+    }
+    return running;
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,12 @@
+export type { AccessRequirement } from './access-requirement.js';
+export {
+  ActiveMembershipCheck,
+  KeyOwnerMembershipCheck,
+  PermissionCheck,
+  TokenScopeCheck,
+  type AccessCheck,
+} from './access-checks.js';
+export { AccessPolicy } from './access.policy.js';
+export { AccessGuard } from './access.guard.js';
+export { AccessModule } from './access.module.js';
+export { RequiresAccess, ACCESS_REQUIREMENT } from './requires-access.decorator.js';

@@ -1,0 +1,2 @@
+export { HealthModule } from './health.module.js';
+export { ShutdownState } from './shutdown.state.js';

@@ -1,0 +1,52 @@
+import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import { DomainError } from '@app/errors';
+import { INTERNAL_DISPATCH_HEADER, InternalDispatchRegistry } from './internal-dispatch.registry.js';
+import type { Principal } from './principal.js';
+import { IS_PUBLIC } from './public.decorator.js';
+import { RequestContext } from './request-context.js';
+
+/**
+ * Authenticates every non-public route: an in-process dispatch handle (MCP tool calls) or a bearer
+ * token through passport. No token → 401 UNAUTHENTICATED; bad, expired or revoked → 401 INVALID_TOKEN.
+ */
+@Injectable()
+export class BearerAuthGuard extends AuthGuard('bearer') {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly dispatches: InternalDispatchRegistry,
+    private readonly context: RequestContext,
+  ) {
+    super();
+  }
+
+  override async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
+    const request = ctx.switchToHttp().getRequest<FastifyRequest>();
+    const handle = request.headers[INTERNAL_DISPATCH_HEADER];
+    if (typeof handle === 'string') {
+      const caller = this.dispatches.take(handle);
+      if (caller === undefined) throw new DomainError('INVALID_TOKEN', 'The bearer token is invalid, expired or revoked');
+      this.context.setCaller(caller);
+      return true;
+    }
+    await super.canActivate(ctx);
+    const principal = (request as FastifyRequest & { user?: Principal }).user as Principal;
+    this.context.setCaller({
+      principal,
+      channel: 'api',
+      clientName: principal.clientName,
+      confirmationId: null,
+      requestId: String(request.id),
+    });
+    return true;
+  }
+
+  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
+    if (err) throw err;
+    if (!user) throw new DomainError('UNAUTHENTICATED', 'A bearer token is required (Authorization: Bearer <token>)');
+    return user;
+  }
+}

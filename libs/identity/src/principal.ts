@@ -1,0 +1,31 @@
+import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './access-vocabulary.js';
+
+/** Who is calling: the token, its organisation, and the person who authorized it. */
+export interface Principal {
+  tokenId: string;
+  tokenKind: TokenKind;
+  scopes: readonly Scope[];
+  /** The MCP client the token was issued to (OAuth), or the name a person gave a personal token. */
+  clientName: string | null;
+  organizationId: string;
+  organizationSlug: string;
+  userId: string;
+  userEmail: string;
+  userName: string;
+  /** `null` when the person is no longer a member of the token's organisation. */
+  membership: { id: string; status: MembershipStatus; role: Role; permissions: readonly Permission[] } | null;
+}
+
+/** Where a request came from, as the audit trail records it. Never taken from client input. */
+export type Channel = 'api' | 'mcp';
+
+export interface CallerContext {
+  principal: Principal;
+  channel: Channel;
+  /** MCP client name as the client reported it (clientInfo), for the audit trail. */
+  clientName: string | null;
+  /** The confirmation that authorized this call, if any. */
+  confirmationId: string | null;
+  /** The request id of the originating (outer) request. */
+  requestId: string;
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { ClsService, type ClsStore } from 'nestjs-cls';
+import { DomainError } from '@app/errors';
+import type { CallerContext, Principal } from './principal.js';
+
+interface RequestStore extends ClsStore {
+  caller?: CallerContext;
+}
+
+/**
+ * Per-request data (caller, channel, request id) in AsyncLocalStorage, typed. Set once by the
+ * authentication guard; read by services that stamp the audit trail.
+ */
+@Injectable()
+export class RequestContext {
+  constructor(private readonly cls: ClsService<RequestStore>) {}
+
+  setCaller(caller: CallerContext): void {
+    this.cls.set('caller', caller);
+  }
+
+  /** The authenticated caller; a programming error if read on a public route. */
+  get caller(): CallerContext {
+    const caller = this.cls.isActive() ? this.cls.get('caller') : undefined;
+    if (caller === undefined) throw new DomainError('UNAUTHENTICATED', 'No authenticated caller');
+    return caller;
+  }
+
+  get principal(): Principal {
+    return this.caller.principal;
+  }
+
+  get requestId(): string {
+    return this.cls.isActive() ? String(this.cls.getId() ?? '') : '';
+  }
+}

@@ -1,0 +1,108 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DomainError } from '@app/errors';
+import { WRITE_SCOPES, type Scope, type TokenKind } from './access-vocabulary.js';
+import type { ApiTokenEntity } from './entities.js';
+import type { Principal } from './principal.js';
+import { displayPrefix, hashTokenSecret, looksLikeTokenSecret, newTokenSecret } from './token-secret.js';
+import { TokensRepository } from './tokens.repository.js';
+
+export interface IssueTokenInput {
+  organizationId: string;
+  userId: string;
+  kind: TokenKind;
+  name: string;
+  clientName?: string | null;
+  scopes: readonly Scope[];
+  expiresAt?: Date | null;
+}
+
+export interface IssuedToken {
+  token: ApiTokenEntity;
+  /** The secret, returned exactly once. */
+  secret: string;
+}
+
+@Injectable()
+export class TokensService {
+  private readonly logger = new Logger(TokensService.name);
+
+  constructor(private readonly repo: TokensRepository) {}
+
+  /** Creates a token. OAuth tokens are read-only: asking one for a write scope is refused. */
+  async issue(input: IssueTokenInput): Promise<IssuedToken> {
+    const scopes = [...new Set(input.scopes)].sort() as Scope[];
+    if (input.kind === 'oauth') {
+      const write = scopes.filter((s) => WRITE_SCOPES.includes(s));
+      if (write.length > 0) {
+        throw DomainError.validation([
+          { field: 'scopes', message: `OAuth tokens are read-only; remove ${write.join(', ')}` },
+        ]);
+      }
+    }
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+      throw DomainError.validation([{ field: 'expires_at', message: 'must be in the future' }]);
+    }
+    const secret = newTokenSecret(input.kind);
+    const token = await this.repo.insert({
+      organizationId: input.organizationId,
+      userId: input.userId,
+      kind: input.kind,
+      name: input.name,
+      clientName: input.clientName ?? null,
+      tokenPrefix: displayPrefix(secret),
+      secretHash: hashTokenSecret(secret),
+      scopes,
+      expiresAt: input.expiresAt ?? null,
+    });
+    return { token, secret };
+  }
+
+  /**
+   * Resolves a bearer secret to its principal with one indexed query. Unknown, revoked and
+   * expired tokens are all `INVALID_TOKEN` (the caller learns nothing about which).
+   */
+  async authenticate(secret: string): Promise<Principal> {
+    if (!looksLikeTokenSecret(secret)) throw invalidToken();
+    const row = await this.repo.findPrincipalBySecretHash(hashTokenSecret(secret));
+    if (row === undefined || row.revoked_at !== null) throw invalidToken();
+    if (row.expires_at !== null && row.expires_at.getTime() <= Date.now()) throw invalidToken();
+    if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() > 60_000) {
+      this.repo.touch(row.token_id).catch((err: unknown) => this.logger.warn({ err }, 'last_used_at update failed'));
+    }
+    return {
+      tokenId: row.token_id,
+      tokenKind: row.kind,
+      scopes: row.scopes,
+      clientName: row.client_name,
+      organizationId: row.organization_id,
+      organizationSlug: row.organization_slug,
+      userId: row.user_id,
+      userEmail: row.user_email,
+      userName: row.user_name,
+      membership:
+        row.membership_id === null
+          ? null
+          : {
+              id: row.membership_id,
+              status: row.membership_status ?? 'inactive',
+              role: row.membership_role ?? 'custom',
+              permissions: row.permissions ?? [],
+            },
+    };
+  }
+
+  list(organizationId: string): Promise<ApiTokenEntity[]> {
+    return this.repo.listForOrganization(organizationId);
+  }
+
+  async revoke(organizationId: string, id: string): Promise<ApiTokenEntity> {
+    await this.repo.revoke(organizationId, id);
+    const token = await this.repo.findInOrganization(organizationId, id);
+    if (token === null) throw DomainError.notFound('Token');
+    return token;
+  }
+}
+
+function invalidToken(): DomainError {
+  return new DomainError('INVALID_TOKEN', 'The bearer token is invalid, expired or revoked');
+}
