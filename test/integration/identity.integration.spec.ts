@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokensService } from '@app/identity';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+describe('identity and bearer authentication', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => t.close());
+
+  it('GET /v1/me answers the person, organisation, scopes and permissions for the owner token', async () => {
+    const res = await t.request('/v1/me', { token: 'owner' });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, Record<string, unknown>>;
+    expect(body.person).toMatchObject({ email: 'olivia.owner@acme.test', name: 'Olivia Owner' });
+    expect(body.organization).toMatchObject({ slug: 'acme', name: 'Acme' });
+    expect(body.token!.scopes).toEqual(expect.arrayContaining(['portal_users:write', 'audit:read']));
+    expect(body.membership).toMatchObject({ role: 'owner', status: 'active' });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('no token → 401 UNAUTHENTICATED with a Bearer challenge; garbage → 401 INVALID_TOKEN', async () => {
+    const none = await t.request('/v1/me');
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="/);
+    expect(await none.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+
+    const bad = await t.request('/v1/me', { token: 'pat_' + 'x'.repeat(40) });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    expect(await bad.json()).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
+  });
+
+  it('tokens are stored hashed: the secret appears nowhere in the database', async () => {
+    const { Client } = (await import('pg')).default;
+    const c = new Client({ connectionString: t.db.url });
+    await c.connect();
+    try {
+      const rows = await c.query<{ secret_hash: string; token_prefix: string }>('SELECT secret_hash, token_prefix FROM api_tokens');
+      const all = JSON.stringify(rows.rows);
+      for (const secret of Object.values(t.tokens)) expect(all).not.toContain(secret);
+      expect(rows.rows.every((r) => /^[0-9a-f]{64}$/.test(r.secret_hash))).toBe(true);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('an expired token and a revoked token are refused; a live one works until revoked', async () => {
+    const tokens = t.server.app.get(TokensService);
+    const me = (await (await t.request('/v1/me', { token: 'owner' }).then((r) => r.json())) as {
+      organization: { id: string };
+      person: { id: string };
+    });
+    const issued = await tokens.issue({
+      organizationId: me.organization.id,
+      userId: me.person.id,
+      kind: 'personal',
+      name: 'short-lived',
+      scopes: ['portal_users:read'],
+      expiresAt: new Date(Date.now() + 1_500),
+    });
+    expect((await t.request('/v1/me', { token: issued.secret })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_600));
+    expect(await (await t.request('/v1/me', { token: issued.secret })).json()).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
+
+    const live = await tokens.issue({ organizationId: me.organization.id, userId: me.person.id, kind: 'personal', name: 'x', scopes: [] });
+    expect((await t.request('/v1/me', { token: live.secret })).status).toBe(200);
+    await tokens.revoke(me.organization.id, live.token.id);
+    expect((await t.request('/v1/me', { token: live.secret })).status).toBe(401);
+  });
+
+  it('OAuth tokens can never hold a write scope (refused at issuance, and by the database)', async () => {
+    const tokens = t.server.app.get(TokensService);
+    const me = (await (await t.request('/v1/me', { token: 'owner' })).json()) as { organization: { id: string }; person: { id: string } };
+    await expect(
+      tokens.issue({ organizationId: me.organization.id, userId: me.person.id, kind: 'oauth', name: 'c', scopes: ['accounts:write'] }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    const { Client } = (await import('pg')).default;
+    const c = new Client({ connectionString: t.db.url });
+    await c.connect();
+    try {
+      await expect(
+        c.query(
+          `INSERT INTO api_tokens (organization_id, user_id, kind, name, token_prefix, secret_hash, scopes)
+           VALUES ($1, $2, 'oauth', 'x', 'oat_x', 'h', ARRAY['accounts:write'])`,
+          [me.organization.id, me.person.id],
+        ),
+      ).rejects.toThrow(/ck_api_tokens_oauth_read_only/);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('the four authorization outcomes reach REST routes with the demo tokens', async () => {
+    expect(await (await t.request('/v1/me', { token: 'former_member' })).json()).toMatchObject({ error: { code: 'key_owner_not_member' } });
+    expect(await (await t.request('/v1/me', { token: 'inactive_member' })).json()).toMatchObject({ error: { code: 'membership_inactive' } });
+    expect((await t.request('/v1/me', { token: 'oauth_reader' })).status).toBe(200);
+  });
+
+  it('health: live and ready answer 200', async () => {
+    expect((await t.request('/health/live')).status).toBe(200);
+    expect((await t.request('/health/ready')).status).toBe(200);
+  });
+});
