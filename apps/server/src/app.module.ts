@@ -10,6 +10,7 @@ import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
 import { BearerAuthGuard, IdentityModule } from '@app/identity';
+import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
 const MCP_PATH = '/mcp';
@@ -44,6 +45,7 @@ export class AppModule {
         HealthModule,
         IdentityModule,
         AccessModule,
+        RateLimitModule,
         DemoModule,
       ],
       providers: [
@@ -61,6 +63,7 @@ export class AppModule {
             }),
         },
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
+        { provide: APP_GUARD, useExisting: TokenRateLimitGuard },
         { provide: APP_GUARD, useExisting: AccessGuard },
       ],
     };

@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { AppConfig } from '@app/config';
+import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
@@ -52,6 +53,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
       }
     },
   );
+  registerIpRateLimit(fastify, app.get(RateLimitService));
   fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);

@@ -58,6 +58,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
       void reply.header('www-authenticate', this.options.challenge(path, code));
     }
+    const retryAfter = (envelope.error.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+    if (status === 429 && typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
     if (this.options.jsonRpcPaths.includes(path) && status === 413) {
       void reply
         .status(413)

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { INTERNAL_DISPATCH_HEADER } from '@app/identity';
+import { rateLimited } from './rate-limit.guard.js';
+import type { RateLimitService } from './rate-limit.service.js';
+
+const EXEMPT = /^\/(health\/|metrics(\?|$)|\.well-known\/)/;
+
+/**
+ * The per-client-IP budget, checked before authentication (and before the body is read), so
+ * token guessing and floods are refused cheaply. `onRejected` lets metrics count the refusal.
+ */
+export function registerIpRateLimit(
+  fastify: FastifyInstance,
+  limits: RateLimitService,
+  onRejected: (path: string) => void = () => undefined,
+): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (EXEMPT.test(request.url) || request.headers[INTERNAL_DISPATCH_HEADER] !== undefined) return;
+    const decision = await limits.consumeIp(request.ip);
+    if (decision.allowed) return;
+    onRejected(request.url.split('?', 1)[0] ?? '');
+    const body = rateLimited(decision.retryAfterSeconds).toEnvelope();
+    await reply
+      .status(429)
+      .header('retry-after', String(decision.retryAfterSeconds))
+      .header('content-type', 'application/json')
+      .send(body);
+  });
+}

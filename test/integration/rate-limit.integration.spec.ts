@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+describe('rate limits (shared Postgres store)', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ rateLimitPerTokenPerMinute: 3, rateLimitPerIpPerMinute: 6 });
+  });
+  afterAll(async () => t.close());
+
+  it('per token: the budget runs out with 429, Retry-After and the RATE_LIMITED envelope', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await t.request('/v1/me', { token: 'owner' })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const res = await t.request('/v1/me', { token: 'owner' });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await res.json()).toMatchObject({ error: { code: 'RATE_LIMITED', details: { retry_after_seconds: expect.any(Number) } } });
+    // Another token has its own budget (until the per-IP budget runs out).
+    expect((await t.request('/v1/me', { token: 'member' })).status).toBe(200);
+  });
+
+  it('per IP: refused before authentication once the address has spent its budget', async () => {
+    const res = await t.request('/v1/me');
+    expect(res.status).toBe(429);
+    expect(await res.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+    expect((await t.request('/health/ready')).status).toBe(200);
+  });
+});
