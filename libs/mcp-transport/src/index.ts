@@ -1,0 +1,39 @@
+export { McpEndpointService } from './mcp-endpoint.service.js';
+export { McpError } from './mcp.error.js';
+export { decodeHeaderValue, isAcceptable } from './http-headers.util.js';
+export {
+  HEADER_MISMATCH,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  LEGACY_PROTOCOL_VERSIONS,
+  METHOD_NOT_FOUND,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  MODERN_PROTOCOL_VERSIONS,
+  PARSE_ERROR,
+  RESOURCE_NOT_FOUND_LEGACY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  type HandledMethod,
+  type LegacyProtocolVersion,
+  type ModernProtocolVersion,
+  type SupportedProtocolVersion,
+} from './mcp-protocol.constants.js';
+export type {
+  CacheScope,
+  Era,
+  JsonRpcId,
+  McpCacheHint,
+  McpClientInfo,
+  McpEndpointOptions,
+  McpHandlerMap,
+  McpHandlerOutcome,
+  McpHttpRequest,
+  McpHttpResponse,
+  McpMethodHandler,
+  McpObservation,
+  McpOutcomeLabel,
+  McpRequestContext,
+  McpServerCapabilities,
+  McpServerInfo,
+} from './mcp-endpoint.types.js';

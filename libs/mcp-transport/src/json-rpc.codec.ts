@@ -1,0 +1,88 @@
+/**
+ * JSON-RPC 2.0 framing: parse a POST body once and say what it is; write responses.
+ * Single messages only: this product rejects batches in every revision (even 2025-03-26).
+ */
+import type { JsonRpcId } from './mcp-endpoint.types.js';
+import { INVALID_REQUEST, PARSE_ERROR } from './mcp-protocol.constants.js';
+
+export type JsonRpcMessage =
+  | { kind: 'request'; id: JsonRpcId; method: string; params: Record<string, unknown> | undefined }
+  | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
+  | { kind: 'response'; id: JsonRpcId | null }
+  | { kind: 'invalid'; id: JsonRpcId | null; code: number; message: string };
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isJsonRpcId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || Number.isInteger(value);
+}
+
+function invalid(id: JsonRpcId | null, message: string): JsonRpcMessage {
+  return { kind: 'invalid', id, code: INVALID_REQUEST, message };
+}
+
+const PARSE_FAILURE: JsonRpcMessage = {
+  kind: 'invalid',
+  id: null,
+  code: PARSE_ERROR,
+  message: 'Parse error',
+};
+const BATCH: JsonRpcMessage = invalid(null, 'Invalid Request: JSON-RPC batches are not supported');
+const NOT_AN_OBJECT: JsonRpcMessage = invalid(null, 'Invalid Request');
+
+/** Parses `body` (exactly one `JSON.parse`) and classifies the message. Never throws. */
+export function parseJsonRpcMessage(body: string): JsonRpcMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return PARSE_FAILURE;
+  }
+  if (Array.isArray(value)) return BATCH;
+  if (!isJsonObject(value)) return NOT_AN_OBJECT;
+
+  const rawId = value.id;
+  const echoId = isJsonRpcId(rawId) ? rawId : null;
+  if (value.jsonrpc !== '2.0') return invalid(echoId, 'Invalid Request: jsonrpc must be "2.0"');
+
+  const method = value.method;
+  if (method === undefined) {
+    if (rawId !== undefined && (value.result !== undefined || value.error !== undefined)) {
+      return { kind: 'response', id: echoId };
+    }
+    return invalid(echoId, 'Invalid Request: method is required');
+  }
+  if (typeof method !== 'string')
+    return invalid(echoId, 'Invalid Request: method must be a string');
+  if (rawId !== undefined && echoId === null) {
+    return invalid(null, 'Invalid Request: id must be a string or an integer');
+  }
+  const params = value.params;
+  if (params !== undefined && !isJsonObject(params)) {
+    return invalid(echoId, 'Invalid Request: params must be an object');
+  }
+  return echoId === null
+    ? { kind: 'notification', method, params }
+    : { kind: 'request', id: echoId, method, params };
+}
+
+export function resultBody(id: JsonRpcId, result: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, result });
+}
+
+/** For results serialised once at construction (discover, initialize): no per-request stringify. */
+export function preSerializedResultBody(id: JsonRpcId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
+export function errorBody(
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): string {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return JSON.stringify({ jsonrpc: '2.0', id, error });
+}

@@ -1,0 +1,847 @@
+import { checkInputRequests } from './client-capability.gate.js';
+import { decodeHeaderValue, trimOws } from './http-headers.util.js';
+import {
+  errorBody,
+  isJsonObject,
+  parseJsonRpcMessage,
+  preSerializedResultBody,
+  resultBody,
+} from './json-rpc.codec.js';
+import type {
+  Era,
+  JsonRpcId,
+  McpCacheHint,
+  McpClientInfo,
+  McpEndpointOptions,
+  McpHandlerOutcome,
+  McpHttpRequest,
+  McpHttpResponse,
+  McpMethodHandler,
+  McpObservation,
+  McpOutcomeLabel,
+  McpRequestContext,
+  McpServerCapabilities,
+} from './mcp-endpoint.types.js';
+import {
+  CACHEABLE_METHODS,
+  HANDLED_METHOD_CAPABILITY,
+  HANDLED_METHODS,
+  HEADER_MISMATCH,
+  INPUT_REQUIRED_METHODS,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  isLegacyProtocolVersion,
+  isModernProtocolVersion,
+  isSupportedProtocolVersion,
+  KNOWN_METHOD_LABELS,
+  LEGACY_DEFAULT_PROTOCOL_VERSION,
+  LEGACY_LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  type LegacyProtocolVersion,
+  LOGGING_LEVELS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_FIELD,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  METHOD_NOT_FOUND,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  PARSE_ERROR,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from './mcp-protocol.constants.js';
+import { McpError } from './mcp.error.js';
+
+/** A caller-supplied handler as served in one era. */
+interface HandlerRoute<TExtra> {
+  kind: 'handler';
+  handler: McpMethodHandler<TExtra>;
+  cacheable: boolean;
+  allowsInputRequired: boolean;
+}
+
+/**
+ * How one method is served in one era (built once per era in the constructor). Legacy `initialize`
+ * is not a route: it is answered before the MCP-Protocol-Version header check.
+ */
+type LegacyRoute<TExtra> = { kind: 'ping' } | { kind: 'set-log-level' } | HandlerRoute<TExtra>;
+type ModernRoute<TExtra> = { kind: 'discover' } | HandlerRoute<TExtra>;
+
+/** A response plus the labels `observe` reports for it. */
+interface Handled {
+  response: McpHttpResponse;
+  era: Era;
+  protocolVersion: string;
+  method: string;
+  outcome: McpOutcomeLabel;
+}
+
+/** The header whose value must equal a body field, per method (SEP-2243 `Mcp-Name`). */
+const MCP_NAME_SOURCE: ReadonlyMap<string, 'name' | 'uri'> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+]);
+
+const DEFAULT_CACHE_HINT: McpCacheHint = { ttlMs: 0, cacheScope: 'private' };
+const DEFAULT_DISCOVER_TTL_MS = 300_000;
+const EMPTY_RESULT_JSON = '{}';
+const UNKNOWN = 'unknown';
+/** Client-supplied text echoed in error messages is cut to this many characters. */
+const ECHO_LIMIT = 128;
+const LOGGING_LEVEL_LIST = [...LOGGING_LEVELS].join(', ');
+
+const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version';
+const HEADER_METHOD = 'mcp-method';
+const HEADER_NAME = 'mcp-name';
+
+function echo(value: string): string {
+  return value.length <= ECHO_LIMIT ? value : `${value.slice(0, ECHO_LIMIT)}…`;
+}
+
+function jsonResponse(status: number, body: string): McpHttpResponse {
+  return { status, headers: { 'content-type': 'application/json' }, body };
+}
+
+function accepted(): McpHttpResponse {
+  return { status: 202, headers: {} };
+}
+
+function methodLabel(method: string): string {
+  return KNOWN_METHOD_LABELS.has(method) ? method : UNKNOWN;
+}
+
+function versionLabel(version: string | undefined): string {
+  return version !== undefined && isSupportedProtocolVersion(version) ? version : UNKNOWN;
+}
+
+function isClientInfo(value: unknown): value is McpClientInfo {
+  return isJsonObject(value) && typeof value.name === 'string';
+}
+
+/** Exhaustiveness guard for switches over closed unions. */
+function unreachable(value: never): never {
+  throw new Error(`McpEndpointService: unreachable case ${JSON.stringify(value)}`);
+}
+
+function isCacheHint(value: unknown): value is McpCacheHint {
+  if (!isJsonObject(value)) return false;
+  const { ttlMs, cacheScope } = value;
+  return (
+    typeof ttlMs === 'number' &&
+    Number.isSafeInteger(ttlMs) &&
+    ttlMs >= 0 &&
+    (cacheScope === 'public' || cacheScope === 'private')
+  );
+}
+
+/** Era by the body first, then headers (digest §2.4 step 3); never by session or version header alone. */
+function classifyEra(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  headers: McpHttpRequest['headers'],
+): Era {
+  const meta = params?.[META_FIELD];
+  const hasModernMeta = isJsonObject(meta) && meta[META_PROTOCOL_VERSION] !== undefined;
+  if (method === 'initialize' && !hasModernMeta) return 'legacy';
+  if (hasModernMeta) return 'modern';
+  return eraFromHeaders(headers);
+}
+
+function eraFromHeaders(headers: McpHttpRequest['headers']): Era {
+  const version = headers[HEADER_PROTOCOL_VERSION];
+  if (version !== undefined && isModernProtocolVersion(trimOws(version))) return 'modern';
+  return headers[HEADER_METHOD] !== undefined ? 'modern' : 'legacy';
+}
+
+/** The legacy revision named by the header; absent means 2025-03-26; `null` means unsupported. */
+function legacyVersionFromHeader(headers: McpHttpRequest['headers']): LegacyProtocolVersion | null {
+  const raw = headers[HEADER_PROTOCOL_VERSION];
+  if (raw === undefined) return LEGACY_DEFAULT_PROTOCOL_VERSION;
+  const version = trimOws(raw);
+  return isLegacyProtocolVersion(version) ? version : null;
+}
+
+/**
+ * The transport-independent MCP JSON-RPC core for `POST /mcp`: both eras on one endpoint, stateless
+ * (no sessions), JSON responses only. The controller authenticates, checks Origin/size/Accept, then
+ * calls {@link handle} and writes back what it returns.
+ */
+export class McpEndpointService<TExtra> {
+  private readonly legacyRoutes: ReadonlyMap<string, LegacyRoute<TExtra>>;
+  private readonly modernRoutes: ReadonlyMap<string, ModernRoute<TExtra>>;
+  private readonly serverInfoMeta: Readonly<Record<string, unknown>>;
+  private readonly discoverResultJson: string;
+  private readonly initializeResultJson: ReadonlyMap<LegacyProtocolVersion, string>;
+  private readonly onInternalError: McpEndpointOptions<TExtra>['onInternalError'];
+  private readonly observe: McpEndpointOptions<TExtra>['observe'];
+
+  constructor(options: McpEndpointOptions<TExtra>) {
+    const { serverInfo, instructions, handlers } = options;
+    if (!serverInfo.name || !serverInfo.version) {
+      throw new Error('McpEndpointService: serverInfo needs a name and a version');
+    }
+    const discoverTtlMs = options.discoverTtlMs ?? DEFAULT_DISCOVER_TTL_MS;
+    if (!Number.isSafeInteger(discoverTtlMs) || discoverTtlMs < 0) {
+      throw new Error('McpEndpointService: discoverTtlMs must be an integer ≥ 0');
+    }
+    // Snapshot (JSON round trip): later mutation of the caller's objects changes nothing here.
+    const legacyCaps = snapshot(options.capabilities.legacy);
+    const modernCaps = snapshot(options.capabilities.modern);
+    assertServable('legacy', legacyCaps, handlers);
+    assertServable('modern', modernCaps, handlers);
+
+    this.onInternalError = options.onInternalError;
+    this.observe = options.observe;
+
+    const fullInfo: Record<string, unknown> = {
+      name: serverInfo.name,
+      version: serverInfo.version,
+    };
+    if (serverInfo.title !== undefined) fullInfo.title = serverInfo.title;
+    this.serverInfoMeta = { [META_SERVER_INFO]: fullInfo };
+
+    const discover: Record<string, unknown> = {
+      resultType: 'complete',
+      supportedVersions: SUPPORTED_PROTOCOL_VERSIONS,
+      capabilities: modernCaps,
+    };
+    if (instructions !== undefined) discover.instructions = instructions;
+    discover.ttlMs = discoverTtlMs;
+    discover.cacheScope = 'public';
+    discover[META_FIELD] = this.serverInfoMeta;
+    this.discoverResultJson = JSON.stringify(discover);
+
+    const initialize = new Map<LegacyProtocolVersion, string>();
+    for (const version of LEGACY_PROTOCOL_VERSIONS) {
+      // `title` joined Implementation in 2025-06-18; keep each revision's own shape.
+      const info =
+        version === '2025-03-26'
+          ? { name: serverInfo.name, version: serverInfo.version }
+          : fullInfo;
+      const result: Record<string, unknown> = {
+        protocolVersion: version,
+        capabilities: legacyCaps,
+        serverInfo: info,
+      };
+      if (instructions !== undefined) result.instructions = instructions;
+      initialize.set(version, JSON.stringify(result));
+    }
+    this.initializeResultJson = initialize;
+
+    const legacy = new Map<string, LegacyRoute<TExtra>>([
+      ['ping', { kind: 'ping' }],
+      ['logging/setLevel', { kind: 'set-log-level' }],
+    ]);
+    const modern = new Map<string, ModernRoute<TExtra>>([
+      ['server/discover', { kind: 'discover' }],
+    ]);
+    for (const method of HANDLED_METHODS) {
+      const handler = handlers[method];
+      if (handler === undefined) continue;
+      const route: HandlerRoute<TExtra> = {
+        kind: 'handler',
+        handler,
+        cacheable: CACHEABLE_METHODS.has(method),
+        allowsInputRequired: INPUT_REQUIRED_METHODS.has(method),
+      };
+      const capability = HANDLED_METHOD_CAPABILITY[method];
+      if (legacyCaps[capability] !== undefined) legacy.set(method, route);
+      if (modernCaps[capability] !== undefined) modern.set(method, route);
+    }
+    this.legacyRoutes = legacy;
+    this.modernRoutes = modern;
+  }
+
+  /**
+   * Answers one authenticated POST. Every protocol problem becomes a response (JSON-RPC error or
+   * transport envelope); the promise rejects only if `onInternalError`/`observe` throw.
+   */
+  async handle(request: McpHttpRequest, extra: TExtra): Promise<McpHttpResponse> {
+    const started = performance.now();
+    const handled = await this.process(request, extra);
+    this.observe?.({
+      era: handled.era,
+      protocolVersion: handled.protocolVersion,
+      method: handled.method,
+      outcome: handled.outcome,
+      durationMs: performance.now() - started,
+    } satisfies McpObservation);
+    return handled.response;
+  }
+
+  private async process(request: McpHttpRequest, extra: TExtra): Promise<Handled> {
+    const { headers } = request;
+    const message = parseJsonRpcMessage(request.body);
+    switch (message.kind) {
+      case 'invalid': {
+        const era = eraFromHeaders(headers);
+        return rpcError(
+          era,
+          this.headerVersionLabel(era, headers),
+          UNKNOWN,
+          400,
+          message.id,
+          message.code,
+          message.message,
+        );
+      }
+      case 'response': {
+        const era = eraFromHeaders(headers);
+        if (era === 'modern') {
+          const reason = 'Invalid Request: clients must not send JSON-RPC responses in 2026-07-28';
+          return rpcError(
+            era,
+            this.headerVersionLabel(era, headers),
+            UNKNOWN,
+            400,
+            message.id,
+            INVALID_REQUEST,
+            reason,
+          );
+        }
+        return this.acceptLegacy(headers, UNKNOWN);
+      }
+      case 'notification': {
+        const era = classifyEra(message.method, message.params, headers);
+        const label = methodLabel(message.method);
+        if (era === 'legacy') return this.acceptLegacy(headers, label);
+        return {
+          response: accepted(),
+          era,
+          protocolVersion: this.headerVersionLabel(era, headers),
+          method: label,
+          outcome: 'ok',
+        };
+      }
+      case 'request': {
+        const { id, method, params } = message;
+        return classifyEra(method, params, headers) === 'legacy'
+          ? this.serveLegacy(id, method, params, headers, request.requestId, extra)
+          : this.serveModern(id, method, params, headers, request.requestId, extra);
+      }
+      default:
+        return unreachable(message);
+    }
+  }
+
+  // ---------------------------------------------------------------- legacy (2025 revisions)
+
+  private acceptLegacy(headers: McpHttpRequest['headers'], method: string): Handled {
+    const version = legacyVersionFromHeader(headers);
+    if (version === null) return this.refuseLegacyVersion(headers, method);
+    return { response: accepted(), era: 'legacy', protocolVersion: version, method, outcome: 'ok' };
+  }
+
+  private async serveLegacy(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    headers: McpHttpRequest['headers'],
+    requestId: string,
+    extra: TExtra,
+  ): Promise<Handled> {
+    const label = methodLabel(method);
+    if (method === 'initialize') return this.initialize(id, params, label);
+
+    const version = legacyVersionFromHeader(headers);
+    if (version === null) return this.refuseLegacyVersion(headers, label);
+
+    const route = this.legacyRoutes.get(method);
+    if (route === undefined) {
+      return rpcError(
+        'legacy',
+        version,
+        label,
+        200,
+        id,
+        METHOD_NOT_FOUND,
+        `Method not found: ${echo(method)}`,
+      );
+    }
+    switch (route.kind) {
+      case 'ping':
+        return ok('legacy', version, label, preSerializedResultBody(id, EMPTY_RESULT_JSON));
+      case 'set-log-level': {
+        const level = params?.level;
+        if (typeof level !== 'string' || !LOGGING_LEVELS.has(level)) {
+          const reason = `Invalid params: level must be one of ${LOGGING_LEVEL_LIST}`;
+          return rpcError('legacy', version, label, 200, id, INVALID_PARAMS, reason);
+        }
+        // We never emit notifications/message, so there is nothing to remember.
+        return ok('legacy', version, label, preSerializedResultBody(id, EMPTY_RESULT_JSON));
+      }
+      case 'handler': {
+        const ctx: McpRequestContext = {
+          era: 'legacy',
+          protocolVersion: version,
+          method,
+          jsonRpcId: id,
+          clientCapabilities: {},
+          meta: {},
+        };
+        return this.runHandler(route, params, ctx, label, requestId, extra);
+      }
+      default:
+        return unreachable(route);
+    }
+  }
+
+  /** Stateless handshake: negotiate, answer, remember nothing, mint no session id. */
+  private initialize(
+    id: JsonRpcId,
+    params: Record<string, unknown> | undefined,
+    label: string,
+  ): Handled {
+    const requested = params?.protocolVersion;
+    if (typeof requested !== 'string') {
+      const reason = 'Invalid params: protocolVersion must be a string';
+      return rpcError('legacy', UNKNOWN, label, 200, id, INVALID_PARAMS, reason);
+    }
+    if (params?.capabilities !== undefined && !isJsonObject(params.capabilities)) {
+      const reason = 'Invalid params: capabilities must be an object';
+      return rpcError('legacy', UNKNOWN, label, 200, id, INVALID_PARAMS, reason);
+    }
+    const version = isLegacyProtocolVersion(requested) ? requested : LEGACY_LATEST_PROTOCOL_VERSION;
+    const resultJson = this.initializeResultJson.get(version) ?? EMPTY_RESULT_JSON;
+    return ok('legacy', version, label, preSerializedResultBody(id, resultJson));
+  }
+
+  /** A transport refusal (platform API envelope), not JSON-RPC: PRODUCT §6. */
+  private refuseLegacyVersion(headers: McpHttpRequest['headers'], method: string): Handled {
+    const requested = trimOws(headers[HEADER_PROTOCOL_VERSION] ?? '');
+    const body = JSON.stringify({
+      error: {
+        code: 'UNSUPPORTED_PROTOCOL_VERSION',
+        message: `Unsupported MCP-Protocol-Version: ${echo(requested)}`,
+        details: { supported: SUPPORTED_PROTOCOL_VERSIONS, requested },
+      },
+    });
+    return {
+      response: jsonResponse(400, body),
+      era: 'legacy',
+      protocolVersion: UNKNOWN,
+      method,
+      outcome: 'http_400',
+    };
+  }
+
+  // ---------------------------------------------------------------- modern (2026-07-28)
+
+  private async serveModern(
+    id: JsonRpcId,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    headers: McpHttpRequest['headers'],
+    requestId: string,
+    extra: TExtra,
+  ): Promise<Handled> {
+    const label = methodLabel(method);
+
+    // a. required _meta keys (400 / -32602)
+    const meta = params?.[META_FIELD];
+    if (!isJsonObject(meta)) {
+      return rpcError(
+        'modern',
+        UNKNOWN,
+        label,
+        400,
+        id,
+        INVALID_PARAMS,
+        'Invalid params: params._meta is required',
+      );
+    }
+    const version = meta[META_PROTOCOL_VERSION];
+    if (typeof version !== 'string') {
+      const reason = `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required and must be a string`;
+      return rpcError('modern', UNKNOWN, label, 400, id, INVALID_PARAMS, reason);
+    }
+    const versionTag = versionLabel(version);
+    const clientCapabilities = meta[META_CLIENT_CAPABILITIES];
+    if (!isJsonObject(clientCapabilities)) {
+      const reason = `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required and must be an object`;
+      return rpcError('modern', versionTag, label, 400, id, INVALID_PARAMS, reason);
+    }
+    const logLevel = meta[META_LOG_LEVEL];
+    if (logLevel !== undefined && (typeof logLevel !== 'string' || !LOGGING_LEVELS.has(logLevel))) {
+      const reason = `Invalid params: _meta["${META_LOG_LEVEL}"] must be one of ${LOGGING_LEVEL_LIST}`;
+      return rpcError('modern', versionTag, label, 400, id, INVALID_PARAMS, reason);
+    }
+
+    // b. header/body agreement (400 / -32020); wins over an unsupported version
+    const mismatch = headerMismatch(method, params, version, headers);
+    if (mismatch !== undefined) {
+      return rpcError(
+        'modern',
+        versionTag,
+        label,
+        400,
+        id,
+        HEADER_MISMATCH,
+        `Header mismatch: ${mismatch}`,
+      );
+    }
+
+    // c. version (400 / -32022). Per-request _meta exists only from 2026-07-28 on; a legacy revision
+    //    is spoken through `initialize`, so it is refused here too (data.supported says which exist).
+    if (!isModernProtocolVersion(version)) {
+      const data = { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: version };
+      return rpcError(
+        'modern',
+        versionTag,
+        label,
+        400,
+        id,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        'Unsupported protocol version',
+        data,
+      );
+    }
+
+    // d. method served in this era (404 / -32601)
+    const route = this.modernRoutes.get(method);
+    if (route === undefined) {
+      return rpcError(
+        'modern',
+        version,
+        label,
+        404,
+        id,
+        METHOD_NOT_FOUND,
+        `Method not found: ${echo(method)}`,
+      );
+    }
+
+    // e. dispatch
+    switch (route.kind) {
+      case 'discover':
+        return ok('modern', version, label, preSerializedResultBody(id, this.discoverResultJson));
+      case 'handler': {
+        const rawInfo = meta[META_CLIENT_INFO];
+        const ctx: McpRequestContext = {
+          era: 'modern',
+          protocolVersion: version,
+          method,
+          jsonRpcId: id,
+          clientInfo: isClientInfo(rawInfo) ? rawInfo : undefined,
+          clientCapabilities,
+          meta,
+        };
+        return this.runHandler(route, params, ctx, label, requestId, extra);
+      }
+      default:
+        return unreachable(route);
+    }
+  }
+
+  // ---------------------------------------------------------------- handlers (both eras)
+
+  private async runHandler(
+    route: HandlerRoute<TExtra>,
+    params: Record<string, unknown> | undefined,
+    ctx: McpRequestContext,
+    label: string,
+    requestId: string,
+    extra: TExtra,
+  ): Promise<Handled> {
+    let outcome: McpHandlerOutcome;
+    try {
+      outcome = await route.handler(params ?? {}, ctx, extra);
+    } catch (error) {
+      return this.renderThrown(error, ctx, label, requestId, extra);
+    }
+    try {
+      return ctx.era === 'legacy'
+        ? this.renderLegacyOutcome(outcome, ctx, label)
+        : this.renderModernOutcome(outcome, route, ctx, label);
+    } catch (error) {
+      // e.g. a result JSON.stringify cannot serialise (BigInt, cycle), or a handler contract breach.
+      return this.internalError(error, ctx, label, requestId, extra);
+    }
+  }
+
+  private renderLegacyOutcome(
+    outcome: McpHandlerOutcome,
+    ctx: McpRequestContext,
+    label: string,
+  ): Handled {
+    if (outcome.kind !== 'complete') {
+      throw new Error(
+        `${ctx.method} returned input_required on a 2025 revision; only 2026-07-28 has it`,
+      );
+    }
+    const result = withoutModernFields(requireResultObject(outcome.result, ctx.method));
+    return ok('legacy', ctx.protocolVersion, label, resultBody(ctx.jsonRpcId, result));
+  }
+
+  private renderModernOutcome(
+    outcome: McpHandlerOutcome,
+    route: HandlerRoute<TExtra>,
+    ctx: McpRequestContext,
+    label: string,
+  ): Handled {
+    if (outcome.kind === 'complete') {
+      const result = requireResultObject(outcome.result, ctx.method);
+      const body: Record<string, unknown> = { ...result, resultType: 'complete' };
+      if (route.cacheable) {
+        const hint = outcome.cache ?? DEFAULT_CACHE_HINT;
+        if (!isCacheHint(hint)) throw new Error(`${ctx.method} returned an invalid cache hint`);
+        body.ttlMs = hint.ttlMs;
+        body.cacheScope = hint.cacheScope;
+      }
+      body[META_FIELD] = isJsonObject(result[META_FIELD])
+        ? { ...result[META_FIELD], ...this.serverInfoMeta }
+        : this.serverInfoMeta;
+      return ok('modern', ctx.protocolVersion, label, resultBody(ctx.jsonRpcId, body));
+    }
+
+    if (!route.allowsInputRequired) {
+      throw new Error(
+        `${ctx.method} returned input_required; only tools/call, resources/read and prompts/get may`,
+      );
+    }
+    const { inputRequests, requestState } = outcome;
+    if (inputRequests !== undefined && !isJsonObject(inputRequests)) {
+      throw new Error(`${ctx.method}: inputRequests must be an object`);
+    }
+    if (requestState !== undefined && typeof requestState !== 'string') {
+      throw new Error(`${ctx.method}: requestState must be a string`);
+    }
+    const hasInputRequests = inputRequests !== undefined && Object.keys(inputRequests).length > 0;
+    if (!hasInputRequests && requestState === undefined) {
+      throw new Error(`${ctx.method}: input_required needs inputRequests or requestState`);
+    }
+    const body: Record<string, unknown> = { resultType: 'input_required' };
+    if (hasInputRequests) {
+      const verdict = checkInputRequests(inputRequests, ctx.clientCapabilities);
+      switch (verdict.kind) {
+        case 'invalid':
+          throw new Error(`${ctx.method}: ${verdict.reason}`);
+        case 'missing': {
+          const names = Object.keys(verdict.requiredCapabilities).join(', ');
+          return rpcError(
+            'modern',
+            ctx.protocolVersion,
+            label,
+            400,
+            ctx.jsonRpcId,
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            `Missing required client capability: ${names}`,
+            { requiredCapabilities: verdict.requiredCapabilities },
+          );
+        }
+        case 'ok':
+          body.inputRequests = inputRequests;
+      }
+    }
+    if (requestState !== undefined) body.requestState = requestState;
+    body[META_FIELD] = this.serverInfoMeta;
+    return {
+      response: jsonResponse(200, resultBody(ctx.jsonRpcId, body)),
+      era: 'modern',
+      protocolVersion: ctx.protocolVersion,
+      method: label,
+      outcome: 'input_required',
+    };
+  }
+
+  private renderThrown(
+    error: unknown,
+    ctx: McpRequestContext,
+    label: string,
+    requestId: string,
+    extra: TExtra,
+  ): Handled {
+    if (!(error instanceof McpError))
+      return this.internalError(error, ctx, label, requestId, extra);
+    const code = error.codeFor(ctx.era);
+    let body: string;
+    try {
+      body = errorBody(ctx.jsonRpcId, code, error.message, error.data);
+    } catch (serializationError) {
+      return this.internalError(serializationError, ctx, label, requestId, extra);
+    }
+    return {
+      response: jsonResponse(statusForThrownCode(ctx.era, code), body),
+      era: ctx.era,
+      protocolVersion: ctx.protocolVersion,
+      method: label,
+      outcome: `rpc_error:${code}`,
+    };
+  }
+
+  /** Sanitised -32603: the caller learns only the HTTP request id; the log gets the real error. */
+  private internalError(
+    error: unknown,
+    ctx: McpRequestContext,
+    label: string,
+    requestId: string,
+    extra: TExtra,
+  ): Handled {
+    this.onInternalError(error, ctx, extra);
+    return rpcError(
+      ctx.era,
+      ctx.protocolVersion,
+      label,
+      200,
+      ctx.jsonRpcId,
+      INTERNAL_ERROR,
+      'Internal error',
+      { requestId },
+    );
+  }
+
+  private headerVersionLabel(era: Era, headers: McpHttpRequest['headers']): string {
+    const raw = headers[HEADER_PROTOCOL_VERSION];
+    if (raw === undefined) return era === 'legacy' ? LEGACY_DEFAULT_PROTOCOL_VERSION : UNKNOWN;
+    return versionLabel(trimOws(raw));
+  }
+}
+
+function ok(era: Era, protocolVersion: string, method: string, body: string): Handled {
+  return { response: jsonResponse(200, body), era, protocolVersion, method, outcome: 'ok' };
+}
+
+function rpcError(
+  era: Era,
+  protocolVersion: string,
+  method: string,
+  status: number,
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): Handled {
+  return {
+    response: jsonResponse(status, errorBody(id, code, message, data)),
+    era,
+    protocolVersion,
+    method,
+    outcome: `rpc_error:${code}`,
+  };
+}
+
+/**
+ * HTTP status for an error a handler threw. Framing errors are 400 in both eras. Modern: -32601 is
+ * 404 and the 2026 header/capability/version codes are 400; every other JSON-RPC error is 200 (the
+ * request was understood; the answer is the error).
+ */
+function statusForThrownCode(era: Era, code: number): number {
+  if (code === PARSE_ERROR || code === INVALID_REQUEST) return 400;
+  if (era === 'legacy') return 200;
+  if (code === METHOD_NOT_FOUND) return 404;
+  if (
+    code === HEADER_MISMATCH ||
+    code === MISSING_REQUIRED_CLIENT_CAPABILITY ||
+    code === UNSUPPORTED_PROTOCOL_VERSION
+  ) {
+    return 400;
+  }
+  return 200;
+}
+
+/**
+ * SEP-2243 standard headers against the body: returns what disagrees, or undefined. Values are
+ * compared case-sensitively after trimming surrounding whitespace; `Mcp-Name` is also
+ * base64-sentinel decoded. `Mcp-Param-*` headers depend on tool schemas and are not checked here.
+ */
+function headerMismatch(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  version: string,
+  headers: McpHttpRequest['headers'],
+): string | undefined {
+  const versionHeader = headers[HEADER_PROTOCOL_VERSION];
+  if (versionHeader === undefined) return 'MCP-Protocol-Version header is required';
+  const headerVersion = trimOws(versionHeader);
+  if (headerVersion !== version) {
+    return `MCP-Protocol-Version header value '${echo(headerVersion)}' does not match body value '${echo(version)}'`;
+  }
+
+  const methodHeader = headers[HEADER_METHOD];
+  if (methodHeader === undefined) return 'Mcp-Method header is required';
+  const headerMethod = trimOws(methodHeader);
+  if (headerMethod !== method) {
+    return `Mcp-Method header value '${echo(headerMethod)}' does not match body value '${echo(method)}'`;
+  }
+
+  const nameField = MCP_NAME_SOURCE.get(method);
+  if (nameField === undefined) return undefined;
+  const bodyValue = params?.[nameField];
+  const nameHeader = headers[HEADER_NAME];
+  if (nameHeader === undefined) {
+    // No body value either: nothing to mirror; the handler rejects the params (-32602).
+    return typeof bodyValue === 'string' ? `Mcp-Name header is required for ${method}` : undefined;
+  }
+  const headerName = decodeHeaderValue(nameHeader);
+  if (headerName === null)
+    return 'Mcp-Name header value is malformed (invalid characters or base64)';
+  if (headerName !== bodyValue) {
+    const shown = typeof bodyValue === 'string' ? echo(bodyValue) : '(absent)';
+    return `Mcp-Name header value '${echo(headerName)}' does not match body value '${shown}'`;
+  }
+  return undefined;
+}
+
+function requireResultObject(result: unknown, method: string): Record<string, unknown> {
+  if (!isJsonObject(result)) throw new Error(`${method} returned a result that is not an object`);
+  return result;
+}
+
+/** Legacy results keep their revision's shape: no 2026 fields, whoever set them. */
+function withoutModernFields(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result[META_FIELD];
+  const metaHasServerInfo = isJsonObject(meta) && meta[META_SERVER_INFO] !== undefined;
+  if (
+    result.resultType === undefined &&
+    result.ttlMs === undefined &&
+    result.cacheScope === undefined &&
+    !metaHasServerInfo
+  ) {
+    return result;
+  }
+  const { resultType: _resultType, ttlMs: _ttlMs, cacheScope: _cacheScope, ...rest } = result;
+  if (metaHasServerInfo) {
+    const { [META_SERVER_INFO]: _serverInfo, ...metaRest } = meta;
+    if (Object.keys(metaRest).length > 0) rest[META_FIELD] = metaRest;
+    else delete rest[META_FIELD];
+  }
+  return rest;
+}
+
+function snapshot(capabilities: McpServerCapabilities): Record<string, unknown> {
+  const copy: unknown = JSON.parse(JSON.stringify(capabilities));
+  if (!isJsonObject(copy)) throw new Error('McpEndpointService: capabilities must be objects');
+  return copy;
+}
+
+/**
+ * Boot-time guard: every advertised capability is fully served, and nothing is advertised that this
+ * stateless, JSON-only transport cannot honour (list-changed notifications, resource subscriptions:
+ * there is no `subscriptions/listen` and no legacy GET stream).
+ */
+function assertServable<TExtra>(
+  era: Era,
+  capabilities: Record<string, unknown>,
+  handlers: McpEndpointOptions<TExtra>['handlers'],
+): void {
+  for (const method of HANDLED_METHODS) {
+    const capability = HANDLED_METHOD_CAPABILITY[method];
+    if (capabilities[capability] !== undefined && handlers[method] === undefined) {
+      throw new Error(
+        `McpEndpointService: ${era} capability '${capability}' is advertised but ${method} has no handler`,
+      );
+    }
+  }
+  for (const capability of ['tools', 'prompts', 'resources']) {
+    const advertised = capabilities[capability];
+    if (!isJsonObject(advertised)) continue;
+    if (advertised.listChanged === true || advertised.subscribe === true) {
+      throw new Error(
+        `McpEndpointService: ${era} capability '${capability}' advertises listChanged/subscribe, which this transport cannot serve`,
+      );
+    }
+  }
+}

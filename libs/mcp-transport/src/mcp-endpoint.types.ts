@@ -1,0 +1,132 @@
+import type { HandledMethod } from './mcp-protocol.constants.js';
+
+/** An authenticated `POST /mcp` as the controller hands it over. */
+export interface McpHttpRequest {
+  /** Lower-cased header names, one value each. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** Raw UTF-8 body, not yet parsed; its size was already checked (≤ 1 MiB). */
+  readonly body: string;
+  /**
+   * The HTTP request id (also in logs). Returned to the caller as `error.data.requestId` of an
+   * internal error so support can find the log line; never anything else.
+   */
+  readonly requestId: string;
+}
+
+/** What the controller writes back. `body` is JSON text; it is absent for 202. */
+export interface McpHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export type Era = 'legacy' | 'modern';
+
+export type JsonRpcId = string | number;
+
+export interface McpClientInfo {
+  name: string;
+  version?: string;
+  [key: string]: unknown;
+}
+
+/** What a method handler sees about the request besides its params. */
+export interface McpRequestContext {
+  era: Era;
+  /** Modern: the `_meta` version. Legacy: the MCP-Protocol-Version header (default 2025-03-26). */
+  protocolVersion: string;
+  method: string;
+  jsonRpcId: JsonRpcId;
+  /** Modern: `_meta` clientInfo when it is an object with a string `name`. Legacy: absent. */
+  clientInfo?: McpClientInfo;
+  /**
+   * Modern: this request's declared capabilities. Legacy: `{}` (the endpoint is stateless and
+   * remembers nothing from `initialize`, so it never assumes a client capability).
+   */
+  clientCapabilities: Record<string, unknown>;
+  /** Modern: `params._meta` as received. Legacy: `{}`. */
+  meta: Record<string, unknown>;
+}
+
+export type CacheScope = 'public' | 'private';
+
+export interface McpCacheHint {
+  /** Integer milliseconds ≥ 0; 0 means "immediately stale". */
+  ttlMs: number;
+  /** `private` whenever the result depends on who asks (per-token lists, records). */
+  cacheScope: CacheScope;
+}
+
+export type McpHandlerOutcome =
+  | {
+      kind: 'complete';
+      /** The method's result object, without `resultType`/`ttlMs`/`cacheScope` (the endpoint adds them). */
+      result: Record<string, unknown>;
+      /** Modern cacheable methods only; default `{ ttlMs: 0, cacheScope: 'private' }`. */
+      cache?: McpCacheHint;
+    }
+  | {
+      /** Modern `tools/call`, `resources/read`, `prompts/get` only (SEP-2322 MRTR). */
+      kind: 'input_required';
+      inputRequests?: Record<string, unknown>;
+      requestState?: string;
+    };
+
+/**
+ * One MCP method. `params` is the request's params object as received (including `_meta`; `{}` when
+ * absent). Throw {@link McpError} for protocol errors; anything else thrown becomes -32603.
+ */
+export type McpMethodHandler<TExtra> = (
+  params: Record<string, unknown>,
+  ctx: McpRequestContext,
+  extra: TExtra,
+) => Promise<McpHandlerOutcome>;
+
+export type McpHandlerMap<TExtra> = { readonly [M in HandledMethod]?: McpMethodHandler<TExtra> };
+
+/** ServerCapabilities as advertised (legacy `initialize` result / modern `server/discover`). */
+export interface McpServerCapabilities {
+  tools?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  prompts?: { listChanged?: boolean };
+  completions?: Record<string, unknown>;
+  logging?: Record<string, unknown>;
+  experimental?: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface McpServerInfo {
+  name: string;
+  version: string;
+  /** Sent from 2025-06-18 on (the 2025-03-26 Implementation had only name and version). */
+  title?: string;
+}
+
+/** `'ok' | 'input_required' | 'rpc_error:<code>' | 'http_<status>'` */
+export type McpOutcomeLabel = 'ok' | 'input_required' | `rpc_error:${number}` | `http_${number}`;
+
+/** Emitted once per handled message, for metrics. Every label value is bounded. */
+export interface McpObservation {
+  era: Era;
+  /** A supported revision, or `unknown`. */
+  protocolVersion: string;
+  /** A method some MCP revision defines, or `unknown`. */
+  method: string;
+  outcome: McpOutcomeLabel;
+  durationMs: number;
+}
+
+export interface McpEndpointOptions<TExtra> {
+  serverInfo: McpServerInfo;
+  instructions?: string;
+  /** What to advertise per era. A capability needs handlers for all of its methods. */
+  capabilities: { legacy: McpServerCapabilities; modern: McpServerCapabilities };
+  handlers: McpHandlerMap<TExtra>;
+  /** Called exactly once for every unexpected failure (log it with the request id). Must not throw. */
+  onInternalError: (error: unknown, ctx: McpRequestContext, extra: TExtra) => void;
+  /** Called exactly once per `handle()` call. Must not throw. */
+  observe?: (event: McpObservation) => void;
+  /** `server/discover` cache lifetime (its `cacheScope` is always `public`). Default 300 000 ms. */
+  discoverTtlMs?: number;
+}

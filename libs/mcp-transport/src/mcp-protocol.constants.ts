@@ -1,0 +1,149 @@
+/**
+ * Protocol constants shared by both MCP eras: revisions, `_meta` keys, JSON-RPC error codes and the
+ * methods this transport knows about. Everything here is static data; no per-request work.
+ */
+
+/** Revisions that open with an `initialize` handshake (2025 era). Oldest first. */
+export const LEGACY_PROTOCOL_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
+
+/** Revisions that carry version, identity and capabilities in every request's `_meta`. */
+export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
+
+/**
+ * Every revision this server speaks, newest first. This exact list is `server/discover`'s
+ * `supportedVersions`, the `supported` list of a -32022 error and the `supported` list of the
+ * transport's UNSUPPORTED_PROTOCOL_VERSION envelope, so a client never sees two different answers.
+ */
+export const SUPPORTED_PROTOCOL_VERSIONS = [
+  '2026-07-28',
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+] as const;
+
+export type LegacyProtocolVersion = (typeof LEGACY_PROTOCOL_VERSIONS)[number];
+export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
+export type SupportedProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
+
+/** The revision assumed when a post-initialize legacy request carries no MCP-Protocol-Version. */
+export const LEGACY_DEFAULT_PROTOCOL_VERSION: LegacyProtocolVersion = '2025-03-26';
+
+/** The revision offered to a legacy `initialize` asking for one we do not speak. */
+export const LEGACY_LATEST_PROTOCOL_VERSION: LegacyProtocolVersion = '2025-11-25';
+
+const LEGACY_SET: ReadonlySet<string> = new Set(LEGACY_PROTOCOL_VERSIONS);
+const MODERN_SET: ReadonlySet<string> = new Set(MODERN_PROTOCOL_VERSIONS);
+const SUPPORTED_SET: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+
+export function isLegacyProtocolVersion(value: string): value is LegacyProtocolVersion {
+  return LEGACY_SET.has(value);
+}
+
+export function isModernProtocolVersion(value: string): value is ModernProtocolVersion {
+  return MODERN_SET.has(value);
+}
+
+export function isSupportedProtocolVersion(value: string): value is SupportedProtocolVersion {
+  return SUPPORTED_SET.has(value);
+}
+
+/** Request `_meta` keys of the modern era (exact spelling, including the slash). */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+/** Result `_meta` key identifying the server on every modern result. */
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+/** JSON-RPC error codes this transport emits or lets handlers emit. */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** Legacy (2025) "Resource not found"; never emitted on the modern path. */
+export const RESOURCE_NOT_FOUND_LEGACY = -32002;
+export const HEADER_MISMATCH = -32020;
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** `logging/setLevel` (legacy) and `_meta` logLevel (modern) values. */
+export const LOGGING_LEVELS: ReadonlySet<string> = new Set([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+]);
+
+/** Methods the caller may supply handlers for. */
+export const HANDLED_METHODS = [
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+] as const;
+
+export type HandledMethod = (typeof HANDLED_METHODS)[number];
+export type CapabilityKey = 'tools' | 'resources' | 'prompts' | 'completions';
+
+/**
+ * The server capability each handled method belongs to: the method is served in an era only when a
+ * handler exists AND that era's advertised capabilities contain the key.
+ */
+export const HANDLED_METHOD_CAPABILITY: Readonly<Record<HandledMethod, CapabilityKey>> = {
+  'tools/list': 'tools',
+  'tools/call': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+  'resources/read': 'resources',
+  'prompts/list': 'prompts',
+  'prompts/get': 'prompts',
+  'completion/complete': 'completions',
+};
+
+/** The protocol's reserved metadata member of params and results. */
+export const META_FIELD = '_meta';
+
+/** Modern methods whose complete results carry `ttlMs` and `cacheScope` (SEP-2549). */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+/** The only methods that may answer `input_required` (SEP-2322). */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'resources/read',
+  'prompts/get',
+]);
+
+/**
+ * Methods any MCP revision defines for a client to send, plus the client notifications. Used only to
+ * keep metric labels bounded: anything else is reported as `unknown`.
+ */
+export const KNOWN_METHOD_LABELS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'server/discover',
+  'subscriptions/listen',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+  ...HANDLED_METHODS,
+]);
