@@ -10,6 +10,7 @@ import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
 import { BearerAuthGuard, IdentityModule } from '@app/identity';
+import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
@@ -43,6 +44,7 @@ export class AppModule {
         }),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
         HealthModule,
+        MetricsModule,
         IdentityModule,
         AccessModule,
         RateLimitModule,

@@ -4,6 +4,9 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { AppConfig } from '@app/config';
+import { poolStats } from '@app/database';
+import { MetricsService, registerHttpMetrics } from '@app/metrics';
+import { DataSource } from 'typeorm';
 import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -53,7 +56,13 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
       }
     },
   );
-  registerIpRateLimit(fastify, app.get(RateLimitService));
+  const metrics = app.get(MetricsService);
+  const dataSource = app.get(DataSource);
+  metrics.setPoolStatsSource(() => poolStats(dataSource));
+  registerHttpMetrics(fastify, metrics);
+  registerIpRateLimit(fastify, app.get(RateLimitService), (path) => {
+    if (path === '/mcp') metrics.recordTransportRejection('rate_limited');
+  });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);

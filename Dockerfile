@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+# Platform REST API + MCP server. Build: `docker build -t platform-mcp .`
+# Serve: `docker run ... platform-mcp`; migrate: `docker run ... platform-mcp node dist/apps/server/src/migrate.js up`.
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+# ---- deps: every dependency, for the build -------------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+# --ignore-scripts: no dependency needs an install script (only @scarf/scarf telemetry has one).
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --ignore-scripts --no-audit --no-fund
+
+# ---- build: TypeScript -> dist/ ---------------------------------------------------------------
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY apps ./apps
+COPY libs ./libs
+RUN npm run build \
+ && test -f dist/apps/server/src/main.js \
+ && test -f dist/apps/server/src/migrate.js
+
+# ---- prod-deps: runtime dependencies only -----------------------------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+# ---- runtime --------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/data
+WORKDIR /app
+# Application files stay owned by root (read-only to the app); only DATA_DIR is writable, and
+# only the embedded (no DATABASE_URL) mode uses it.
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN mkdir -p /data && chown 1000:1000 /data
+# The image's `node` user, by number so Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+EXPOSE 3000
+# node is PID 1: the server handles SIGTERM itself (drains, then exits within SHUTDOWN_GRACE_MS).
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/apps/server/src/main.js"]

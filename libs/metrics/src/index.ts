@@ -1,0 +1,32 @@
+export {
+  boundLabel,
+  CONFIRMATION_OUTCOMES,
+  DB_POOL_STATES,
+  DEFAULT_PROCESS_METRIC_NAMES,
+  LATENCY_BUCKETS_SECONDS,
+  MCP_ERAS,
+  MCP_REQUEST_OUTCOMES,
+  METRICS,
+  TOOL_CALL_STATUS_SET,
+  TOOL_CALL_STATUSES,
+  TRANSPORT_REJECTION_REASONS,
+  UNKNOWN_LABEL_VALUE,
+  type ConfirmationOutcome,
+  type DbPoolState,
+  type McpEra,
+  type McpRequestOutcome,
+  type MetricDefinition,
+  type MetricKey,
+  type MetricType,
+  type ToolCallStatus,
+  type TransportRejectionReason,
+} from './metrics.catalogue.js';
+export {
+  METRICS_CONTENT_TYPE,
+  MetricsService,
+  type PoolStats,
+  type PoolStatsSource,
+} from './metrics.service.js';
+export { MetricsController } from './metrics.controller.js';
+export { MetricsModule } from './metrics.module.js';
+export { httpRouteLabel, registerHttpMetrics, UNMATCHED_ROUTE } from './http-metrics.hook.js';

@@ -1,0 +1,238 @@
+/**
+ * The one catalogue of every metric this service exports: name, type, help, label names, and, for
+ * labels whose domain is closed, the complete list of values. `MetricsService` creates its metrics
+ * from here, and the deploy test checks every metric name used by the dashboards and alert rules
+ * against this file. Add a metric here first; never create one anywhere else.
+ */
+
+export type MetricType = 'counter' | 'gauge' | 'histogram';
+
+export interface MetricDefinition {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  /** Histograms only: bucket upper bounds in seconds. */
+  readonly buckets?: readonly number[];
+  /** Labels whose domain is closed, with every value they can take. */
+  readonly labelValues?: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * Upper bounds (seconds) for calls that normally take 1–500 ms: fine steps through that range, and a
+ * tail up to 10 s so a slow dependency still shows where it sits rather than in `+Inf`.
+ */
+export const LATENCY_BUCKETS_SECONDS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 0.75, 1, 2.5, 5, 10,
+] as const;
+
+/** The value used for any label value outside its allowed set (see `boundLabel`). */
+export const UNKNOWN_LABEL_VALUE = 'unknown';
+
+/**
+ * Keeps a label value inside a known set: the value itself when `allowed` has it, else `'unknown'`.
+ * Use it wherever a label value could come from outside (a tool name, a JSON-RPC method, an error
+ * code from an envelope) so that no client can create unbounded time series.
+ */
+export function boundLabel<T extends string>(
+  value: string | undefined,
+  allowed: ReadonlySet<T>,
+): T | typeof UNKNOWN_LABEL_VALUE {
+  return value !== undefined && isAllowed(value, allowed) ? value : UNKNOWN_LABEL_VALUE;
+}
+
+function isAllowed<T extends string>(value: string, allowed: ReadonlySet<T>): value is T {
+  const values: ReadonlySet<string> = allowed;
+  return values.has(value);
+}
+
+/** Protocol era of an MCP request. `unknown` when it could not be told (e.g. an unparseable body). */
+export const MCP_ERAS = ['2025', '2026-07-28', 'unknown'] as const;
+export type McpEra = (typeof MCP_ERAS)[number];
+
+/**
+ * How one MCP JSON-RPC message ended:
+ * - `ok`: a result;
+ * - `tool_error`: a result with `isError: true` (the caller can act on it);
+ * - `input_required`: a 2026-07-28 `input_required` result (e.g. a confirmation was asked);
+ * - `protocol_error`: a JSON-RPC error other than -32603;
+ * - `internal_error`: JSON-RPC -32603 (an unexpected failure on our side);
+ * - `notification`: a notification or response, accepted without a result (202).
+ *
+ * Refusals before the message is read are not requests: they count in
+ * `mcp_transport_rejections_total`.
+ */
+export const MCP_REQUEST_OUTCOMES = [
+  'ok',
+  'tool_error',
+  'input_required',
+  'protocol_error',
+  'internal_error',
+  'notification',
+] as const;
+export type McpRequestOutcome = (typeof MCP_REQUEST_OUTCOMES)[number];
+
+/**
+ * Status of one tools/call, the same vocabulary as its log line: `ok`, `input_required`, the error
+ * code of an `isError` result, or the JSON-RPC error code as a string. Anything else is `unknown`.
+ */
+export const TOOL_CALL_STATUSES = [
+  'ok',
+  'input_required',
+  'VALIDATION_ERROR',
+  'NOT_FOUND',
+  'CONFLICT',
+  'DUPLICATE_ERROR',
+  'BAD_REQUEST',
+  'FORBIDDEN',
+  'EXTERNAL_SERVICE_ERROR',
+  'USER_DECLINED',
+  'confirmation_required',
+  'confirmation_replayed',
+  'confirmation_unavailable',
+  'insufficient_scope',
+  'insufficient_permission',
+  'membership_inactive',
+  'key_owner_not_member',
+  '-32602',
+  '-32603',
+  UNKNOWN_LABEL_VALUE,
+] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+/** For `boundLabel(code, TOOL_CALL_STATUS_SET)` when the status comes from an envelope's `code`. */
+export const TOOL_CALL_STATUS_SET: ReadonlySet<ToolCallStatus> = new Set(TOOL_CALL_STATUSES);
+
+/** What happened to a confirmation of a destructive tool. */
+export const CONFIRMATION_OUTCOMES = [
+  'asked',
+  'accepted',
+  'declined',
+  'replayed',
+  'expired',
+  'refused_unavailable',
+  'tampered',
+] as const;
+export type ConfirmationOutcome = (typeof CONFIRMATION_OUTCOMES)[number];
+
+/** Why `/mcp` refused a request before reading the JSON-RPC message. */
+export const TRANSPORT_REJECTION_REASONS = [
+  'unauthenticated',
+  'invalid_token',
+  'origin_not_allowed',
+  'host_not_allowed',
+  'rate_limited',
+  'body_too_large',
+  'unsupported_protocol_version',
+  'not_acceptable',
+  'method_not_allowed',
+] as const;
+export type TransportRejectionReason = (typeof TRANSPORT_REJECTION_REASONS)[number];
+
+export const DB_POOL_STATES = ['total', 'idle', 'waiting'] as const;
+export type DbPoolState = (typeof DB_POOL_STATES)[number];
+
+export const METRICS = {
+  mcpRequests: {
+    name: 'mcp_requests_total',
+    type: 'counter',
+    help: 'MCP JSON-RPC messages handled on /mcp, by protocol era, method and outcome.',
+    labelNames: ['era', 'method', 'outcome'],
+    labelValues: { era: MCP_ERAS, outcome: MCP_REQUEST_OUTCOMES },
+  },
+  mcpRequestDuration: {
+    name: 'mcp_request_duration_seconds',
+    type: 'histogram',
+    help: 'Time to handle one MCP JSON-RPC message, by protocol era and method.',
+    labelNames: ['era', 'method'],
+    buckets: LATENCY_BUCKETS_SECONDS,
+    labelValues: { era: MCP_ERAS },
+  },
+  mcpToolCalls: {
+    name: 'mcp_tool_calls_total',
+    type: 'counter',
+    help: 'MCP tools/call executions, by tool and status (ok, input_required, error code, JSON-RPC code).',
+    labelNames: ['tool', 'status'],
+    labelValues: { status: TOOL_CALL_STATUSES },
+  },
+  mcpToolCallDuration: {
+    name: 'mcp_tool_call_duration_seconds',
+    type: 'histogram',
+    help: 'Time to execute one MCP tools/call, checks and REST dispatch included, by tool.',
+    labelNames: ['tool'],
+    buckets: LATENCY_BUCKETS_SECONDS,
+  },
+  mcpConfirmations: {
+    name: 'mcp_confirmations_total',
+    type: 'counter',
+    help: 'Confirmations of destructive tools, by outcome.',
+    labelNames: ['outcome'],
+    labelValues: { outcome: CONFIRMATION_OUTCOMES },
+  },
+  mcpTransportRejections: {
+    name: 'mcp_transport_rejections_total',
+    type: 'counter',
+    help: 'Requests to /mcp refused before the JSON-RPC message was read, by reason.',
+    labelNames: ['reason'],
+    labelValues: { reason: TRANSPORT_REJECTION_REASONS },
+  },
+  httpRequests: {
+    name: 'http_requests_total',
+    type: 'counter',
+    help: 'REST API responses, by route ("METHOD /pattern", or "unmatched") and HTTP status.',
+    labelNames: ['route', 'status'],
+  },
+  httpRequestDuration: {
+    name: 'http_request_duration_seconds',
+    type: 'histogram',
+    help: 'REST API response time, by route ("METHOD /pattern", or "unmatched").',
+    labelNames: ['route'],
+    buckets: LATENCY_BUCKETS_SECONDS,
+  },
+  dbPoolConnections: {
+    name: 'db_pool_connections',
+    type: 'gauge',
+    help: 'Postgres connection pool: total, idle, and callers waiting for a connection.',
+    labelNames: ['state'],
+    labelValues: { state: DB_POOL_STATES },
+  },
+} as const satisfies Record<string, MetricDefinition>;
+
+export type MetricKey = keyof typeof METRICS;
+
+/**
+ * prom-client's default process and Node.js metrics, registered without a prefix. Dashboards and
+ * alerts may use these names too; a unit test keeps this list equal to what prom-client registers.
+ */
+export const DEFAULT_PROCESS_METRIC_NAMES = [
+  'process_cpu_user_seconds_total',
+  'process_cpu_system_seconds_total',
+  'process_cpu_seconds_total',
+  'process_start_time_seconds',
+  'process_resident_memory_bytes',
+  'process_virtual_memory_bytes',
+  'process_heap_bytes',
+  'process_open_fds',
+  'process_max_fds',
+  'nodejs_eventloop_lag_seconds',
+  'nodejs_eventloop_lag_min_seconds',
+  'nodejs_eventloop_lag_max_seconds',
+  'nodejs_eventloop_lag_mean_seconds',
+  'nodejs_eventloop_lag_stddev_seconds',
+  'nodejs_eventloop_lag_p50_seconds',
+  'nodejs_eventloop_lag_p90_seconds',
+  'nodejs_eventloop_lag_p99_seconds',
+  'nodejs_active_resources',
+  'nodejs_active_resources_total',
+  'nodejs_active_handles',
+  'nodejs_active_handles_total',
+  'nodejs_active_requests',
+  'nodejs_active_requests_total',
+  'nodejs_heap_size_total_bytes',
+  'nodejs_heap_size_used_bytes',
+  'nodejs_external_memory_bytes',
+  'nodejs_heap_space_size_total_bytes',
+  'nodejs_heap_space_size_used_bytes',
+  'nodejs_heap_space_size_available_bytes',
+  'nodejs_version_info',
+  'nodejs_gc_duration_seconds',
+] as const;

@@ -1,0 +1,58 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerHttpMetrics } from './http-metrics.hook.js';
+import { MetricsModule } from './metrics.module.js';
+import { METRICS_CONTENT_TYPE, MetricsService } from './metrics.service.js';
+
+@Controller('v1/accounts')
+class AccountsTestController {
+  @Get(':id')
+  get(): { id: string } {
+    return { id: 'a' };
+  }
+}
+
+@Module({ controllers: [AccountsTestController] })
+class FeatureTestModule {}
+
+describe('MetricsModule on Fastify', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [MetricsModule, FeatureTestModule],
+    }).compile();
+    app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter());
+    registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService));
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('serves GET /metrics as Prometheus text, uncached', async () => {
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe(METRICS_CONTENT_TYPE);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toContain('# TYPE mcp_tool_calls_total counter');
+    expect(res.body).toContain('# TYPE process_cpu_user_seconds_total counter');
+  });
+
+  it('counts REST requests by route pattern, and neither /metrics nor unmatched raw URLs', async () => {
+    await app.inject({ method: 'GET', url: '/v1/accounts/123' });
+    await app.inject({ method: 'GET', url: '/v1/accounts/456?x=1' });
+    await app.inject({ method: 'GET', url: '/no/such/path/789' });
+    const body = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+
+    expect(body).toContain('http_requests_total{route="GET /v1/accounts/:id",status="200"} 2');
+    expect(body).toContain('http_requests_total{route="unmatched",status="404"} 1');
+    expect(body).not.toContain('/v1/accounts/123');
+    expect(body).not.toContain('/no/such/path');
+    expect(body).not.toContain('route="GET /metrics"');
+  });
+});

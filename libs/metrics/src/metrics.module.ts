@@ -1,0 +1,12 @@
+import { Global, Module } from '@nestjs/common';
+import { MetricsController } from './metrics.controller.js';
+import { MetricsService } from './metrics.service.js';
+
+/** Global so any lib can inject `MetricsService` to record at its choke point. */
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [MetricsService],
+  exports: [MetricsService],
+})
+export class MetricsModule {}
