@@ -15,7 +15,9 @@ describe('identity and bearer authentication', () => {
     const body = (await res.json()) as Record<string, Record<string, unknown>>;
     expect(body.person).toMatchObject({ email: 'olivia.owner@acme.test', name: 'Olivia Owner' });
     expect(body.organization).toMatchObject({ slug: 'acme', name: 'Acme' });
-    expect(body.token!.scopes).toEqual(expect.arrayContaining(['portal_users:write', 'audit:read']));
+    expect(body.token!.scopes).toEqual(
+      expect.arrayContaining(['portal_users:write', 'audit:read']),
+    );
     expect(body.membership).toMatchObject({ role: 'owner', status: 'active' });
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
@@ -37,7 +39,9 @@ describe('identity and bearer authentication', () => {
     const c = new Client({ connectionString: t.db.url });
     await c.connect();
     try {
-      const rows = await c.query<{ secret_hash: string; token_prefix: string }>('SELECT secret_hash, token_prefix FROM api_tokens');
+      const rows = await c.query<{ secret_hash: string; token_prefix: string }>(
+        'SELECT secret_hash, token_prefix FROM api_tokens',
+      );
       const all = JSON.stringify(rows.rows);
       for (const secret of Object.values(t.tokens)) expect(all).not.toContain(secret);
       expect(rows.rows.every((r) => /^[0-9a-f]{64}$/.test(r.secret_hash))).toBe(true);
@@ -48,10 +52,10 @@ describe('identity and bearer authentication', () => {
 
   it('an expired token and a revoked token are refused; a live one works until revoked', async () => {
     const tokens = t.server.app.get(TokensService);
-    const me = (await (await t.request('/v1/me', { token: 'owner' }).then((r) => r.json())) as {
+    const me = (await await t.request('/v1/me', { token: 'owner' }).then((r) => r.json())) as {
       organization: { id: string };
       person: { id: string };
-    });
+    };
     const issued = await tokens.issue({
       organizationId: me.organization.id,
       userId: me.person.id,
@@ -62,9 +66,17 @@ describe('identity and bearer authentication', () => {
     });
     expect((await t.request('/v1/me', { token: issued.secret })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1_600));
-    expect(await (await t.request('/v1/me', { token: issued.secret })).json()).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
+    expect(await (await t.request('/v1/me', { token: issued.secret })).json()).toMatchObject({
+      error: { code: 'INVALID_TOKEN' },
+    });
 
-    const live = await tokens.issue({ organizationId: me.organization.id, userId: me.person.id, kind: 'personal', name: 'x', scopes: [] });
+    const live = await tokens.issue({
+      organizationId: me.organization.id,
+      userId: me.person.id,
+      kind: 'personal',
+      name: 'x',
+      scopes: [],
+    });
     expect((await t.request('/v1/me', { token: live.secret })).status).toBe(200);
     await tokens.revoke(me.organization.id, live.token.id);
     expect((await t.request('/v1/me', { token: live.secret })).status).toBe(401);
@@ -72,9 +84,18 @@ describe('identity and bearer authentication', () => {
 
   it('OAuth tokens can never hold a write scope (refused at issuance, and by the database)', async () => {
     const tokens = t.server.app.get(TokensService);
-    const me = (await (await t.request('/v1/me', { token: 'owner' })).json()) as { organization: { id: string }; person: { id: string } };
+    const me = (await (await t.request('/v1/me', { token: 'owner' })).json()) as {
+      organization: { id: string };
+      person: { id: string };
+    };
     await expect(
-      tokens.issue({ organizationId: me.organization.id, userId: me.person.id, kind: 'oauth', name: 'c', scopes: ['accounts:write'] }),
+      tokens.issue({
+        organizationId: me.organization.id,
+        userId: me.person.id,
+        kind: 'oauth',
+        name: 'c',
+        scopes: ['accounts:write'],
+      }),
     ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
     const { Client } = (await import('pg')).default;
     const c = new Client({ connectionString: t.db.url });
@@ -93,8 +114,12 @@ describe('identity and bearer authentication', () => {
   });
 
   it('the four authorization outcomes reach REST routes with the demo tokens', async () => {
-    expect(await (await t.request('/v1/me', { token: 'former_member' })).json()).toMatchObject({ error: { code: 'key_owner_not_member' } });
-    expect(await (await t.request('/v1/me', { token: 'inactive_member' })).json()).toMatchObject({ error: { code: 'membership_inactive' } });
+    expect(await (await t.request('/v1/me', { token: 'former_member' })).json()).toMatchObject({
+      error: { code: 'key_owner_not_member' },
+    });
+    expect(await (await t.request('/v1/me', { token: 'inactive_member' })).json()).toMatchObject({
+      error: { code: 'membership_inactive' },
+    });
     expect((await t.request('/v1/me', { token: 'oauth_reader' })).status).toBe(200);
   });
 

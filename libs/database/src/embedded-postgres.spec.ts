@@ -8,7 +8,9 @@ describe('EmbeddedPostgres', () => {
     const pool = new pg.Pool({ connectionString: emb.url, max: 4 });
     try {
       expect(emb.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
-      await pool.query('CREATE TABLE t (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), state text NOT NULL)');
+      await pool.query(
+        'CREATE TABLE t (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), state text NOT NULL)',
+      );
       await pool.query(`INSERT INTO t (state) VALUES ('pending')`);
       const results = await Promise.all(
         Array.from({ length: 8 }, () =>

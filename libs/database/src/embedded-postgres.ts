@@ -16,7 +16,9 @@ export class EmbeddedPostgres {
   ) {}
 
   /** `dataDir` keeps the data across restarts; `undefined` keeps it in memory (tests). */
-  static async start(options: { dataDir?: string; maxConnections?: number } = {}): Promise<EmbeddedPostgres> {
+  static async start(
+    options: { dataDir?: string; maxConnections?: number } = {},
+  ): Promise<EmbeddedPostgres> {
     let dataDir: string | undefined;
     if (options.dataDir !== undefined) {
       dataDir = resolve(options.dataDir);
@@ -32,7 +34,8 @@ export class EmbeddedPostgres {
     await server.start();
     const conn = server.getServerConn();
     const port = Number(conn.slice(conn.lastIndexOf(':') + 1));
-    if (!Number.isInteger(port) || port <= 0) throw new Error(`Embedded Postgres gave no port (${conn})`);
+    if (!Number.isInteger(port) || port <= 0)
+      throw new Error(`Embedded Postgres gave no port (${conn})`);
     return new EmbeddedPostgres(db, server, `postgres://postgres@127.0.0.1:${port}/postgres`);
   }
 

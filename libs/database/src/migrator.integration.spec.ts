@@ -27,7 +27,9 @@ describe('migrations', () => {
     const up = await migrate(db.url, 'up');
     expect(up.applied).toHaveLength(MIGRATIONS.length);
     const full = await tables();
-    expect(full).toEqual(expect.arrayContaining(['organizations', 'users', 'memberships', 'api_tokens']));
+    expect(full).toEqual(
+      expect.arrayContaining(['organizations', 'users', 'memberships', 'api_tokens']),
+    );
 
     for (let i = MIGRATIONS.length - 1; i >= 0; i--) {
       const report = await migrate(db.url, 'down');

@@ -7,7 +7,10 @@ export interface MigrationReport {
 }
 
 /** Runs, reverts or lists migrations on a fresh connection of its own. */
-export async function migrate(url: string, action: 'up' | 'down' | 'status'): Promise<MigrationReport> {
+export async function migrate(
+  url: string,
+  action: 'up' | 'down' | 'status',
+): Promise<MigrationReport> {
   const ds = new DataSource({ ...dataSourceOptions(url, 2), logging: false });
   await ds.initialize();
   try {
@@ -18,9 +21,9 @@ export async function migrate(url: string, action: 'up' | 'down' | 'status'): Pr
     if (action === 'down') {
       await ds.undoLastMigration({ transaction: 'each' });
     }
-    const executed = (await ds.query(
-      `SELECT name FROM schema_migrations ORDER BY id`,
-    ).catch(() => [])) as Array<{ name: string }>;
+    const executed = (await ds
+      .query(`SELECT name FROM schema_migrations ORDER BY id`)
+      .catch(() => [])) as Array<{ name: string }>;
     const done = new Set(executed.map((r) => r.name));
     const all = ds.migrations.map((m) => m.name ?? m.constructor.name);
     return { applied: all.filter((n) => done.has(n)), pending: all.filter((n) => !done.has(n)) };

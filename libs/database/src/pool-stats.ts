@@ -7,7 +7,9 @@ interface PgPoolLike {
 }
 
 /** Reads the `pg` pool counters behind a TypeORM data source (for the pool gauges). */
-export function poolStats(ds: DataSource): { total: number; idle: number; waiting: number } | undefined {
+export function poolStats(
+  ds: DataSource,
+): { total: number; idle: number; waiting: number } | undefined {
   const driver = ds.driver as unknown as { master?: PgPoolLike };
   const pool = driver.master;
   if (pool === undefined) return undefined;

@@ -8,6 +8,7 @@ import {
   type Scope,
 } from '@app/identity';
 import type { DemoTokenSecrets } from './demo-tokens.js';
+import { PlatformDemoContent } from './platform-demo-content.js';
 
 export interface DemoOrganization {
   organizationId: string;
@@ -28,13 +29,17 @@ export class DemoSeeder {
   constructor(
     private readonly identity: IdentityRepository,
     private readonly tokens: TokensService,
+    private readonly platformContent: PlatformDemoContent,
   ) {}
 
   async isSeeded(): Promise<boolean> {
     return (await this.identity.findOrganizationBySlug('acme')) !== null;
   }
 
-  async seed(content: readonly DemoContentSeeder[] = []): Promise<DemoTokenSecrets> {
+  /** `content`: what to seed after people and tokens; by default the accounts and portal users. */
+  async seed(
+    content: readonly DemoContentSeeder[] = [this.platformContent],
+  ): Promise<DemoTokenSecrets> {
     const acme = await this.identity.createOrganization('acme', 'Acme');
     const globex = await this.identity.createOrganization('globex', 'Globex');
 
@@ -46,13 +51,25 @@ export class DemoSeeder {
 
     await this.identity.addMembership(acme.id, owner.id, 'owner', ROLE_PERMISSIONS.owner);
     await this.identity.addMembership(acme.id, member.id, 'member', ROLE_PERMISSIONS.member);
-    await this.identity.addMembership(acme.id, inactive.id, 'member', ROLE_PERMISSIONS.member, 'inactive');
+    await this.identity.addMembership(
+      acme.id,
+      inactive.id,
+      'member',
+      ROLE_PERMISSIONS.member,
+      'inactive',
+    );
     // Frank was a member when he created his token, then was removed from Acme.
     await this.identity.addMembership(acme.id, former.id, 'member', ROLE_PERMISSIONS.member);
     await this.identity.addMembership(globex.id, globexOwner.id, 'owner', ROLE_PERMISSIONS.owner);
 
-    const pat = async (orgId: string, userId: string, name: string, scopes: readonly Scope[] = SCOPES) =>
-      (await this.tokens.issue({ organizationId: orgId, userId, kind: 'personal', name, scopes })).secret;
+    const pat = async (
+      orgId: string,
+      userId: string,
+      name: string,
+      scopes: readonly Scope[] = SCOPES,
+    ) =>
+      (await this.tokens.issue({ organizationId: orgId, userId, kind: 'personal', name, scopes }))
+        .secret;
 
     const secrets: DemoTokenSecrets = {
       owner: await pat(acme.id, owner.id, 'Owner (all scopes)'),
@@ -80,4 +97,3 @@ export class DemoSeeder {
     return secrets;
   }
 }
-

@@ -34,7 +34,13 @@ export type Role = (typeof ROLES)[number];
 export const ROLE_PERMISSIONS: Record<Exclude<Role, 'custom'>, readonly Permission[]> = {
   owner: PERMISSIONS,
   admin: PERMISSIONS,
-  member: ['portal_users.read', 'portal_users.manage', 'portal_users.invite', 'accounts.read', 'accounts.manage'],
+  member: [
+    'portal_users.read',
+    'portal_users.manage',
+    'portal_users.invite',
+    'accounts.read',
+    'accounts.manage',
+  ],
   viewer: ['portal_users.read', 'accounts.read', 'audit.read'],
 };
 
@@ -45,7 +51,11 @@ export function scopeOf(resource: ScopeResource, access: ScopeAccess): Scope {
   return `${resource}:${access}` as Scope;
 }
 
-export function scopesReach(scopes: readonly string[], resource: ScopeResource, access: ScopeAccess): boolean {
+export function scopesReach(
+  scopes: readonly string[],
+  resource: ScopeResource,
+  access: ScopeAccess,
+): boolean {
   if (scopes.includes(`${resource}:write`)) return true;
   return access === 'read' && scopes.includes(`${resource}:read`);
 }

@@ -3,7 +3,10 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@app/errors';
-import { INTERNAL_DISPATCH_HEADER, InternalDispatchRegistry } from './internal-dispatch.registry.js';
+import {
+  INTERNAL_DISPATCH_HEADER,
+  InternalDispatchRegistry,
+} from './internal-dispatch.registry.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC } from './public.decorator.js';
 import { RequestContext } from './request-context.js';
@@ -23,12 +26,14 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
   }
 
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()]))
+      return true;
     const request = ctx.switchToHttp().getRequest<FastifyRequest>();
     const handle = request.headers[INTERNAL_DISPATCH_HEADER];
     if (typeof handle === 'string') {
       const caller = this.dispatches.take(handle);
-      if (caller === undefined) throw new DomainError('INVALID_TOKEN', 'The bearer token is invalid, expired or revoked');
+      if (caller === undefined)
+        throw new DomainError('INVALID_TOKEN', 'The bearer token is invalid, expired or revoked');
       this.context.setCaller(caller);
       return true;
     }
@@ -46,7 +51,11 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
 
   override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
     if (err) throw err;
-    if (!user) throw new DomainError('UNAUTHENTICATED', 'A bearer token is required (Authorization: Bearer <token>)');
+    if (!user)
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        'A bearer token is required (Authorization: Bearer <token>)',
+      );
     return user;
   }
 }

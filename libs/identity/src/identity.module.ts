@@ -13,7 +13,10 @@ import { TokensService } from './tokens.service.js';
 
 /** People, organisations, memberships, tokens; bearer authentication; the request's caller. */
 @Module({
-  imports: [PassportModule.register({ session: false }), TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
+  imports: [
+    PassportModule.register({ session: false }),
+    TypeOrmModule.forFeature(IDENTITY_ENTITIES),
+  ],
   controllers: [MeController],
   providers: [
     BearerStrategy,
@@ -24,6 +27,12 @@ import { TokensService } from './tokens.service.js';
     TokensRepository,
     TokensService,
   ],
-  exports: [BearerAuthGuard, IdentityRepository, InternalDispatchRegistry, RequestContext, TokensService],
+  exports: [
+    BearerAuthGuard,
+    IdentityRepository,
+    InternalDispatchRegistry,
+    RequestContext,
+    TokensService,
+  ],
 })
 export class IdentityModule {}

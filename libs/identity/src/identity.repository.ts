@@ -49,7 +49,13 @@ export class IdentityRepository {
     status: MembershipStatus = 'active',
   ): Promise<MembershipEntity> {
     return this.memberships.save(
-      this.memberships.create({ organizationId, userId, role, permissions: [...permissions], status }),
+      this.memberships.create({
+        organizationId,
+        userId,
+        role,
+        permissions: [...permissions],
+        status,
+      }),
     );
   }
 

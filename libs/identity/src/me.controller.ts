@@ -1,37 +1,58 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Out, type EndpointContract } from '@app/rest-contract';
+import {
+  PERMISSIONS,
+  ROLES,
+  SCOPES,
+  type MembershipStatus,
+  type Permission,
+  type Role,
+  type Scope,
+  type TokenKind,
+} from './access-vocabulary.js';
+import type { Channel } from './principal.js';
 import { DomainError } from '@app/errors';
 import { IdentityRepository } from './identity.repository.js';
 import { RequestContext } from './request-context.js';
 
 class MePerson {
-  @ApiProperty() id: string;
-  @ApiProperty() email: string;
-  @ApiProperty() name: string;
+  @Out.uuid() id: string;
+  @Out.email() email: string;
+  @Out.string() name: string;
 }
 class MeOrganization {
-  @ApiProperty() id: string;
-  @ApiProperty() slug: string;
-  @ApiProperty() name: string;
+  @Out.uuid() id: string;
+  @Out.string({ description: 'Short unique name, e.g. acme' }) slug: string;
+  @Out.string() name: string;
 }
 class MeToken {
-  @ApiProperty() id: string;
-  @ApiProperty({ enum: ['personal', 'oauth'] }) kind: string;
-  @ApiProperty({ type: [String] }) scopes: string[];
-  @ApiProperty({ type: String, nullable: true }) client_name: string | null;
+  @Out.uuid() id: string;
+  @Out.enum(['personal', 'oauth']) kind: TokenKind;
+  @Out.enumArray(SCOPES, { description: 'What the token reaches; write implies read' })
+  scopes: Scope[];
+  @Out.string({ nullable: true, description: 'The MCP client the token was issued to' })
+  client_name: string | null;
 }
 class MeMembership {
-  @ApiProperty() role: string;
-  @ApiProperty({ enum: ['active', 'inactive'] }) status: string;
-  @ApiProperty({ type: [String] }) permissions: string[];
+  @Out.enum(ROLES) role: Role;
+  @Out.enum(['active', 'inactive']) status: MembershipStatus;
+  @Out.enumArray(PERMISSIONS, { description: 'What the person may do in the organisation' })
+  permissions: Permission[];
 }
 export class MeResponse {
-  @ApiProperty({ type: MePerson }) person: MePerson;
-  @ApiProperty({ type: MeOrganization }) organization: MeOrganization;
-  @ApiProperty({ type: MeToken }) token: MeToken;
-  @ApiProperty({ type: MeMembership }) membership: MeMembership;
-  @ApiProperty({ enum: ['api', 'mcp'] }) channel: string;
+  @Out.nested(() => MePerson, { description: 'The person who authorized the token' })
+  person: MePerson;
+  @Out.nested(() => MeOrganization) organization: MeOrganization;
+  @Out.nested(() => MeToken) token: MeToken;
+  @Out.nested(() => MeMembership) membership: MeMembership;
+  @Out.enum(['api', 'mcp'], { description: 'How this request arrived' }) channel: Channel;
 }
+
+/** `GET /v1/me` as a table row (the `get_current_context` tool dispatches to it). */
+export const ME_ENDPOINTS = {
+  me: { method: 'GET', path: '/v1/me', status: 200, response: MeResponse },
+} as const satisfies Record<string, EndpointContract>;
 
 @ApiTags('identity')
 @ApiBearerAuth()
@@ -43,7 +64,9 @@ export class MeController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Who is calling: the person, organisation, token scopes and permissions' })
+  @ApiOperation({
+    summary: 'Who is calling: the person, organisation, token scopes and permissions',
+  })
   @ApiOkResponse({ type: MeResponse })
   async me(): Promise<MeResponse> {
     const { principal: p, channel } = this.context.caller;
@@ -53,7 +76,11 @@ export class MeController {
       person: { id: p.userId, email: p.userEmail, name: p.userName },
       organization: { id: org.id, slug: org.slug, name: org.name },
       token: { id: p.tokenId, kind: p.tokenKind, scopes: [...p.scopes], client_name: p.clientName },
-      membership: { role: p.membership.role, status: p.membership.status, permissions: [...p.membership.permissions] },
+      membership: {
+        role: p.membership.role,
+        status: p.membership.status,
+        permissions: [...p.membership.permissions],
+      },
       channel,
     };
   }

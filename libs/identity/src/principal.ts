@@ -13,7 +13,12 @@ export interface Principal {
   userEmail: string;
   userName: string;
   /** `null` when the person is no longer a member of the token's organisation. */
-  membership: { id: string; status: MembershipStatus; role: Role; permissions: readonly Permission[] } | null;
+  membership: {
+    id: string;
+    status: MembershipStatus;
+    role: Role;
+    permissions: readonly Permission[];
+  } | null;
 }
 
 /** Where a request came from, as the audit trail records it. Never taken from client input. */

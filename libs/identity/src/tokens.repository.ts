@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, IsNull, Repository } from 'typeorm';
+import { DataSource, IsNull, Repository, type EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './access-vocabulary.js';
 import { ApiTokenEntity } from './entities.js';
 
@@ -55,8 +55,13 @@ export class TokensRepository {
     );
   }
 
-  async insert(values: Omit<ApiTokenEntity, 'id' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>): Promise<ApiTokenEntity> {
-    const saved = await this.tokens.save(this.tokens.create({ ...values, lastUsedAt: null, revokedAt: null }));
+  /** `tx`: insert inside the caller's transaction (e.g. together with its audit event). */
+  async insert(
+    values: Omit<ApiTokenEntity, 'id' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>,
+    tx?: EntityManager,
+  ): Promise<ApiTokenEntity> {
+    const repo = tx === undefined ? this.tokens : tx.getRepository(ApiTokenEntity);
+    const saved = await repo.save(repo.create({ ...values, lastUsedAt: null, revokedAt: null }));
     const { secretHash: _omit, ...rest } = saved;
     return rest as ApiTokenEntity;
   }
@@ -71,7 +76,10 @@ export class TokensRepository {
 
   /** Conditional: only a live token is revoked; returns whether this call revoked it. */
   async revoke(organizationId: string, id: string): Promise<boolean> {
-    const r = await this.tokens.update({ organizationId, id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    const r = await this.tokens.update(
+      { organizationId, id, revokedAt: IsNull() },
+      { revokedAt: () => 'now()' },
+    );
     return (r.affected ?? 0) === 1;
   }
 }

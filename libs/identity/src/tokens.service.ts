@@ -1,9 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
 import { WRITE_SCOPES, type Scope, type TokenKind } from './access-vocabulary.js';
 import type { ApiTokenEntity } from './entities.js';
 import type { Principal } from './principal.js';
-import { displayPrefix, hashTokenSecret, looksLikeTokenSecret, newTokenSecret } from './token-secret.js';
+import {
+  displayPrefix,
+  hashTokenSecret,
+  looksLikeTokenSecret,
+  newTokenSecret,
+} from './token-secret.js';
 import { TokensRepository } from './tokens.repository.js';
 
 export interface IssueTokenInput {
@@ -28,8 +34,11 @@ export class TokensService {
 
   constructor(private readonly repo: TokensRepository) {}
 
-  /** Creates a token. OAuth tokens are read-only: asking one for a write scope is refused. */
-  async issue(input: IssueTokenInput): Promise<IssuedToken> {
+  /**
+   * Creates a token. OAuth tokens are read-only: asking one for a write scope is refused.
+   * `tx`: issue inside the caller's transaction (e.g. together with its audit event).
+   */
+  async issue(input: IssueTokenInput, tx?: EntityManager): Promise<IssuedToken> {
     const scopes = [...new Set(input.scopes)].sort() as Scope[];
     if (input.kind === 'oauth') {
       const write = scopes.filter((s) => WRITE_SCOPES.includes(s));
@@ -43,17 +52,20 @@ export class TokensService {
       throw DomainError.validation([{ field: 'expires_at', message: 'must be in the future' }]);
     }
     const secret = newTokenSecret(input.kind);
-    const token = await this.repo.insert({
-      organizationId: input.organizationId,
-      userId: input.userId,
-      kind: input.kind,
-      name: input.name,
-      clientName: input.clientName ?? null,
-      tokenPrefix: displayPrefix(secret),
-      secretHash: hashTokenSecret(secret),
-      scopes,
-      expiresAt: input.expiresAt ?? null,
-    });
+    const token = await this.repo.insert(
+      {
+        organizationId: input.organizationId,
+        userId: input.userId,
+        kind: input.kind,
+        name: input.name,
+        clientName: input.clientName ?? null,
+        tokenPrefix: displayPrefix(secret),
+        secretHash: hashTokenSecret(secret),
+        scopes,
+        expiresAt: input.expiresAt ?? null,
+      },
+      tx,
+    );
     return { token, secret };
   }
 
@@ -67,7 +79,9 @@ export class TokensService {
     if (row === undefined || row.revoked_at !== null) throw invalidToken();
     if (row.expires_at !== null && row.expires_at.getTime() <= Date.now()) throw invalidToken();
     if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() > 60_000) {
-      this.repo.touch(row.token_id).catch((err: unknown) => this.logger.warn({ err }, 'last_used_at update failed'));
+      this.repo
+        .touch(row.token_id)
+        .catch((err: unknown) => this.logger.warn({ err }, 'last_used_at update failed'));
     }
     return {
       tokenId: row.token_id,

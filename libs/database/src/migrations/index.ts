@@ -1,8 +1,23 @@
 import { Identity1764700000000 } from './1764700000000-identity.js';
 import { RateLimits1764700050000 } from './1764700050000-rate-limits.js';
+import { McpConfirmations1764700300000 } from './1764700300000-mcp-confirmations.js';
+import { McpToolCalls1764700400000 } from './1764700400000-mcp-tool-calls.js';
+import { Accounts1764710000000 } from './1764710000000-accounts.js';
+import { PortalUsers1764710000001 } from './1764710000001-portal-users.js';
+import { AuditEvents1764710000002 } from './1764710000002-audit-events.js';
+import { MailOutbox1764710000003 } from './1764710000003-mail-outbox.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
  * Add new ones at the end (timestamps in their names keep the order obvious).
  */
-export const MIGRATIONS = [Identity1764700000000, RateLimits1764700050000];
+export const MIGRATIONS = [
+  Identity1764700000000,
+  RateLimits1764700050000,
+  McpConfirmations1764700300000,
+  McpToolCalls1764700400000,
+  Accounts1764710000000,
+  PortalUsers1764710000001,
+  AuditEvents1764710000002,
+  MailOutbox1764710000003,
+];

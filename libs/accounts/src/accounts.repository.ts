@@ -1,0 +1,159 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { uniqueConstraintOf } from '@app/database';
+import { DomainError } from '@app/errors';
+import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
+
+export interface AccountRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  external_id: string | null;
+  tax_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  cursor_ts: string;
+}
+
+export interface AccountValues {
+  name: string;
+  external_id: string | null;
+  tax_id: string | null;
+}
+
+const COLUMNS = `id, organization_id, name, external_id, tax_id, created_at, updated_at,
+  ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts`;
+
+/**
+ * All SQL on `accounts` (and the one question it asks of `portal_users`: who still points at an
+ * account, so this library does not depend on portal-users). Unique violations become the API's
+ * codes here: `external_id` → CONFLICT, `tax_id` → DUPLICATE_ERROR.
+ */
+@Injectable()
+export class AccountsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async insert(tx: EntityManager, organizationId: string, v: AccountValues): Promise<AccountRow> {
+    try {
+      const rows = await tx.query<AccountRow[]>(
+        `INSERT INTO accounts (organization_id, name, external_id, tax_id) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+        [organizationId, v.name, v.external_id, v.tax_id],
+      );
+      return rows[0];
+    } catch (err) {
+      throw uniquenessError(err) ?? err;
+    }
+  }
+
+  async findById(organizationId: string, id: string): Promise<AccountRow | undefined> {
+    const rows = await this.ds.query<AccountRow[]>(
+      `SELECT ${COLUMNS} FROM accounts WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    return rows[0];
+  }
+
+  /** Reads and locks the row for the rest of the transaction. */
+  async lockById(
+    tx: EntityManager,
+    organizationId: string,
+    id: string,
+  ): Promise<AccountRow | undefined> {
+    const rows = await tx.query<AccountRow[]>(
+      `SELECT ${COLUMNS} FROM accounts WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      [organizationId, id],
+    );
+    return rows[0];
+  }
+
+  async update(
+    tx: EntityManager,
+    organizationId: string,
+    id: string,
+    v: AccountValues,
+  ): Promise<AccountRow> {
+    try {
+      const [rows] = await tx.query<[AccountRow[], number]>(
+        `UPDATE accounts SET name = $3, external_id = $4, tax_id = $5, updated_at = now()
+          WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+        [organizationId, id, v.name, v.external_id, v.tax_id],
+      );
+      return rows[0];
+    } catch (err) {
+      throw uniquenessError(err) ?? err;
+    }
+  }
+
+  /** Portal users pointing at the account, locked so none is activated or moved mid-delete. */
+  async lockPortalUsersOf(
+    tx: EntityManager,
+    organizationId: string,
+    id: string,
+  ): Promise<Array<{ id: string; status: string }>> {
+    return tx.query<Array<{ id: string; status: string }>>(
+      `SELECT id, status FROM portal_users WHERE organization_id = $1 AND account_id = $2 ORDER BY id FOR UPDATE`,
+      [organizationId, id],
+    );
+  }
+
+  async delete(tx: EntityManager, organizationId: string, id: string): Promise<boolean> {
+    const [, count] = await tx.query<[unknown[], number]>(
+      `DELETE FROM accounts WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    return count === 1;
+  }
+
+  /** Newest first, `(created_at, id)` keyset order; `q` matches the name ignoring case. */
+  list(
+    organizationId: string,
+    f: { q?: string; after?: readonly string[]; take: number },
+  ): Promise<AccountRow[]> {
+    const params: unknown[] = [organizationId];
+    const where = ['organization_id = $1'];
+    if (f.q !== undefined) {
+      params.push(`%${escapeLike(f.q)}%`);
+      where.push(`name ILIKE $${params.length}`);
+    }
+    if (f.after !== undefined) {
+      params.push(f.after[0], f.after[1]);
+      where.push(
+        `(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+      );
+    }
+    params.push(f.take);
+    return this.ds.query<AccountRow[]>(
+      `SELECT ${COLUMNS} FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+  }
+}
+
+const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
+  uq_accounts_org_external_id: () =>
+    new DomainError(
+      'CONFLICT',
+      'external_id is already used by another account in this organisation',
+      {
+        field: 'external_id',
+      },
+    ),
+  uq_accounts_org_tax_id: () =>
+    new DomainError(
+      'DUPLICATE_ERROR',
+      'An account with this tax_id already exists in this organisation',
+      {
+        field: 'tax_id',
+      },
+    ),
+};
+
+function uniquenessError(err: unknown): DomainError | undefined {
+  const constraint = uniqueConstraintOf(err);
+  return constraint === undefined ? undefined : UNIQUENESS_ERRORS[constraint]?.();
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import {
+  AuditTrail,
+  changesBetween,
+  creationChanges,
+  deletionChanges,
+  hasChanges,
+} from '@app/audit-trail';
+import { DomainError } from '@app/errors';
+import { RequestContext } from '@app/identity';
+import {
+  DEFAULT_PAGE_LIMIT,
+  decodeCursor,
+  toPage,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
+import type {
+  AccountDto,
+  CreateAccountDto,
+  DeletedAccountDto,
+  ListAccountsQueryDto,
+  UpdateAccountDto,
+} from './account.dto.js';
+import { AccountsRepository, type AccountRow, type AccountValues } from './accounts.repository.js';
+
+const AUDITED_FIELDS = ['name', 'external_id', 'tax_id'] as const;
+
+/**
+ * Customer accounts of the caller's organisation. Every write runs in one transaction with its
+ * audit event. Records of another organisation are indistinguishable from missing ones (404).
+ */
+@Injectable()
+export class AccountsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly accounts: AccountsRepository,
+    private readonly audit: AuditTrail,
+    private readonly context: RequestContext,
+  ) {}
+
+  async list(query: ListAccountsQueryDto): Promise<Page<Plain<AccountDto>>> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.accounts.list(this.organizationId, {
+      q: query.q,
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      take: limit + 1,
+    });
+    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toAccountDto);
+  }
+
+  async get(id: string): Promise<Plain<AccountDto>> {
+    const row = await this.accounts.findById(this.organizationId, id);
+    if (row === undefined) throw notFound();
+    return toAccountDto(row);
+  }
+
+  create(input: CreateAccountDto): Promise<Plain<AccountDto>> {
+    const organizationId = this.organizationId;
+    return this.ds.transaction(async (tx) => {
+      const row = await this.accounts.insert(tx, organizationId, {
+        name: input.name,
+        external_id: input.external_id ?? null,
+        tax_id: input.tax_id ?? null,
+      });
+      await this.audit.record(tx, {
+        action: 'account.created',
+        resourceType: 'account',
+        resourceId: row.id,
+        changes: creationChanges(row, AUDITED_FIELDS),
+      });
+      return toAccountDto(row);
+    });
+  }
+
+  update(id: string, input: UpdateAccountDto): Promise<Plain<AccountDto>> {
+    const organizationId = this.organizationId;
+    return this.ds.transaction(async (tx) => {
+      const before = await this.accounts.lockById(tx, organizationId, id);
+      if (before === undefined) throw notFound();
+      const wanted: AccountValues = {
+        name: input.name ?? before.name,
+        external_id: input.external_id === undefined ? before.external_id : input.external_id,
+        tax_id: input.tax_id === undefined ? before.tax_id : input.tax_id,
+      };
+      const changes = changesBetween(before, { ...before, ...wanted }, AUDITED_FIELDS);
+      if (!hasChanges(changes)) return toAccountDto(before);
+      const after = await this.accounts.update(tx, organizationId, id, wanted);
+      await this.audit.record(tx, {
+        action: 'account.updated',
+        resourceType: 'account',
+        resourceId: id,
+        changes,
+      });
+      return toAccountDto(after);
+    });
+  }
+
+  /** Refused (403 FORBIDDEN) while active portal users belong to it; the others are detached. */
+  delete(id: string): Promise<Plain<DeletedAccountDto>> {
+    const organizationId = this.organizationId;
+    return this.ds.transaction(async (tx) => {
+      const before = await this.accounts.lockById(tx, organizationId, id);
+      if (before === undefined) throw notFound();
+      const users = await this.accounts.lockPortalUsersOf(tx, organizationId, id);
+      const active = users.filter((u) => u.status === 'active').length;
+      if (active > 0) {
+        throw new DomainError(
+          'FORBIDDEN',
+          `The account still has ${active} active portal user(s); deactivate them or move them to another account first`,
+          { active_portal_users: active },
+        );
+      }
+      await this.accounts.delete(tx, organizationId, id);
+      const changes = deletionChanges(before, AUDITED_FIELDS);
+      if (users.length > 0) changes.portal_user_ids = { before: users.map((u) => u.id), after: [] };
+      await this.audit.record(tx, {
+        action: 'account.deleted',
+        resourceType: 'account',
+        resourceId: id,
+        changes,
+      });
+      return { id, deleted: true as const };
+    });
+  }
+
+  private get organizationId(): string {
+    return this.context.principal.organizationId;
+  }
+}
+
+function notFound(): DomainError {
+  return DomainError.notFound('Account');
+}
+
+function toAccountDto(r: AccountRow): Plain<AccountDto> {
+  return {
+    id: r.id,
+    name: r.name,
+    external_id: r.external_id,
+    tax_id: r.tax_id,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}

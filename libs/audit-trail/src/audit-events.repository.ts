@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
+import type { Channel } from '@app/identity';
+import type { AuditChanges } from './audit-changes.js';
+import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
+
+export interface NewAuditEvent {
+  organizationId: string;
+  actorType: AuditActorType;
+  actorUserId: string | null;
+  tokenId: string | null;
+  channel: Channel;
+  clientName: string | null;
+  action: AuditAction;
+  resourceType: AuditResourceType;
+  resourceId: string;
+  changes: AuditChanges;
+  requestId: string | null;
+  confirmationId: string | null;
+}
+
+export interface AuditEventRow {
+  id: string;
+  occurred_at: Date;
+  cursor_ts: string;
+  actor_type: AuditActorType;
+  actor_user_id: string | null;
+  token_id: string | null;
+  channel: Channel;
+  client_name: string | null;
+  action: AuditAction;
+  resource_type: AuditResourceType;
+  resource_id: string;
+  changes: AuditChanges;
+  request_id: string | null;
+  confirmation_id: string | null;
+}
+
+export interface AuditEventFilter {
+  organizationId: string;
+  actorUserId?: string;
+  action?: string;
+  resourceType?: string;
+  resourceId?: string;
+  channel?: string;
+  /** Inclusive lower bound (ISO 8601). */
+  since?: string;
+  /** Exclusive upper bound (ISO 8601). */
+  until?: string;
+  /** Keyset position `[occurred_at text, id]` of the last row already seen. */
+  after?: readonly string[];
+  /** Rows to fetch (the caller asks for one more than it shows). */
+  take: number;
+}
+
+const COLUMNS = `id, occurred_at, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts, actor_type, actor_user_id, token_id,
+  channel, client_name, action, resource_type, resource_id, changes, request_id, confirmation_id`;
+
+/** All SQL on `audit_events`. Insert only: the table has no update or delete path (and a trigger refuses them). */
+@Injectable()
+export class AuditEventsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Appends inside the caller's transaction, so the event commits or rolls back with the change. */
+  async append(tx: EntityManager, e: NewAuditEvent): Promise<void> {
+    await tx.query(
+      `INSERT INTO audit_events (organization_id, actor_type, actor_user_id, token_id, channel, client_name, action,
+                                 resource_type, resource_id, changes, request_id, confirmation_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)`,
+      [
+        e.organizationId,
+        e.actorType,
+        e.actorUserId,
+        e.tokenId,
+        e.channel,
+        e.clientName,
+        e.action,
+        e.resourceType,
+        e.resourceId,
+        JSON.stringify(e.changes),
+        e.requestId,
+        e.confirmationId,
+      ],
+    );
+  }
+
+  /** Newest first, `(occurred_at, id)` keyset order. */
+  async list(f: AuditEventFilter): Promise<AuditEventRow[]> {
+    const params: unknown[] = [f.organizationId];
+    const where = ['organization_id = $1'];
+    const add = (value: unknown, condition: (placeholder: string) => string): void => {
+      params.push(value);
+      where.push(condition(`$${params.length}`));
+    };
+    if (f.actorUserId !== undefined) add(f.actorUserId, (p) => `actor_user_id = ${p}::uuid`);
+    if (f.action !== undefined) add(f.action, (p) => `action = ${p}`);
+    if (f.resourceType !== undefined) add(f.resourceType, (p) => `resource_type = ${p}`);
+    if (f.resourceId !== undefined) add(f.resourceId, (p) => `resource_id = ${p}::uuid`);
+    if (f.channel !== undefined) add(f.channel, (p) => `channel = ${p}`);
+    if (f.since !== undefined) add(f.since, (p) => `occurred_at >= ${p}::timestamptz`);
+    if (f.until !== undefined) add(f.until, (p) => `occurred_at < ${p}::timestamptz`);
+    if (f.after !== undefined) {
+      params.push(f.after[0], f.after[1]);
+      where.push(
+        `(occurred_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+      );
+    }
+    params.push(f.take);
+    return await this.ds.query<AuditEventRow[]>(
+      `SELECT ${COLUMNS} FROM audit_events WHERE ${where.join(' AND ')}
+        ORDER BY occurred_at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+  }
+}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DomainError } from '@app/errors';
+import { RequestContext, type Channel } from '@app/identity';
+import {
+  DEFAULT_PAGE_LIMIT,
+  decodeCursor,
+  toPage,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
+import type { AuditChanges } from './audit-changes.js';
+import type { AuditEventDto, ListAuditEventsQueryDto } from './audit-event.dto.js';
+import { AuditEventsRepository, type AuditEventRow } from './audit-events.repository.js';
+import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
+
+export interface AuditEntry {
+  action: AuditAction;
+  resourceType: AuditResourceType;
+  resourceId: string;
+  changes: AuditChanges;
+}
+
+/** Who acted. Normally taken from the authenticated caller; explicit only for public routes. */
+export interface AuditActor {
+  organizationId: string;
+  actorType: AuditActorType;
+  actorUserId: string | null;
+  tokenId: string | null;
+  channel: Channel;
+  clientName: string | null;
+  requestId: string | null;
+  confirmationId: string | null;
+}
+
+/**
+ * The organisation audit trail. Every write calls {@link record} with its own transaction, so the
+ * event and the change commit (or roll back) together. The actor, token, channel, client name,
+ * request id and confirmation id come from the server-side request context, never from input.
+ */
+@Injectable()
+export class AuditTrail {
+  constructor(
+    private readonly events: AuditEventsRepository,
+    private readonly context: RequestContext,
+  ) {}
+
+  async record(
+    tx: EntityManager,
+    entry: AuditEntry,
+    actor: AuditActor = this.callerAsActor(),
+  ): Promise<void> {
+    await this.events.append(tx, { ...actor, ...entry });
+  }
+
+  /** The actor for a public request (no token): e.g. a portal user accepting their invitation. */
+  anonymousActor(organizationId: string, actorType: AuditActorType): AuditActor {
+    return {
+      organizationId,
+      actorType,
+      actorUserId: null,
+      tokenId: null,
+      channel: 'api',
+      clientName: null,
+      requestId: this.context.requestId || null,
+      confirmationId: null,
+    };
+  }
+
+  async list(query: ListAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
+    if (
+      query.since !== undefined &&
+      query.until !== undefined &&
+      Date.parse(query.since) >= Date.parse(query.until)
+    ) {
+      throw DomainError.validation(
+        [{ field: 'until', message: 'must be after since' }],
+        'Validation failed: until must be after since',
+      );
+    }
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.events.list({
+      organizationId: this.context.principal.organizationId,
+      actorUserId: query.actor,
+      action: query.action,
+      resourceType: query.resource_type,
+      resourceId: query.resource_id,
+      channel: query.channel,
+      since: query.since,
+      until: query.until,
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      take: limit + 1,
+    });
+    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toDto);
+  }
+
+  private callerAsActor(): AuditActor {
+    const c = this.context.caller;
+    return {
+      organizationId: c.principal.organizationId,
+      actorType: 'member',
+      actorUserId: c.principal.userId,
+      tokenId: c.principal.tokenId,
+      channel: c.channel,
+      clientName: c.clientName,
+      requestId: c.requestId,
+      confirmationId: c.confirmationId,
+    };
+  }
+}
+
+function toDto(r: AuditEventRow): Plain<AuditEventDto> {
+  return {
+    id: r.id,
+    occurred_at: r.occurred_at.toISOString(),
+    actor_type: r.actor_type,
+    actor_user_id: r.actor_user_id,
+    token_id: r.token_id,
+    channel: r.channel,
+    client_name: r.client_name,
+    action: r.action,
+    resource_type: r.resource_type,
+    resource_id: r.resource_id,
+    changes: r.changes,
+    request_id: r.request_id,
+    confirmation_id: r.confirmation_id,
+  };
+}

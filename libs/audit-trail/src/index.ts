@@ -1,0 +1,20 @@
+export { AuditTrailModule } from './audit-trail.module.js';
+export { AuditTrail, type AuditActor, type AuditEntry } from './audit-trail.service.js';
+export {
+  AUDIT_ACTIONS,
+  AUDIT_ACTOR_TYPES,
+  AUDIT_CHANNELS,
+  AUDIT_RESOURCE_TYPES,
+  type AuditAction,
+  type AuditActorType,
+  type AuditResourceType,
+} from './audit-vocabulary.js';
+export {
+  changesBetween,
+  creationChanges,
+  deletionChanges,
+  hasChanges,
+  type AuditChanges,
+} from './audit-changes.js';
+export { AuditEventDto, AuditEventPageDto, ListAuditEventsQueryDto } from './audit-event.dto.js';
+export { AUDIT_TRAIL_ENDPOINTS } from './audit-trail.endpoints.js';

@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '@app/identity';
+import {
+  DEFAULT_PAGE_LIMIT,
+  decodeCursor,
+  toPage,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
+import type { ListOutboxQueryDto, OutboxMessageDto } from './mail-outbox.dto.js';
+import { MailOutboxRepository } from './mail-outbox.repository.js';
+
+/** Reads the caller's organisation outbox. */
+@Injectable()
+export class MailOutboxService {
+  constructor(
+    private readonly outbox: MailOutboxRepository,
+    private readonly context: RequestContext,
+  ) {}
+
+  async list(query: ListOutboxQueryDto): Promise<Page<Plain<OutboxMessageDto>>> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.outbox.list(this.context.principal.organizationId, {
+      to: query.to,
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      take: limit + 1,
+    });
+    return toPage(
+      rows,
+      limit,
+      (r) => [r.cursor_ts, r.id],
+      (r) => ({
+        id: r.id,
+        to: r.recipient,
+        subject: r.subject,
+        text: r.body_text,
+        created_at: r.created_at.toISOString(),
+      }),
+    );
+  }
+}

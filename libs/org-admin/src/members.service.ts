@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AuditTrail, changesBetween, hasChanges } from '@app/audit-trail';
+import { DomainError } from '@app/errors';
+import { PERMISSIONS, RequestContext, ROLE_PERMISSIONS, type Permission } from '@app/identity';
+import {
+  DEFAULT_PAGE_LIMIT,
+  decodeCursor,
+  toPage,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
+import type { ListMembersQueryDto, MemberDto, UpdateMemberDto } from './member.dto.js';
+import { MembersRepository, type MemberRow, type MembershipValues } from './members.repository.js';
+
+/**
+ * Members of the caller's organisation: list, and change a membership's status, role or
+ * permissions (with its audit event, in one transaction). The organisation always keeps at least
+ * one active member holding `admin`, so it can never lock itself out.
+ */
+@Injectable()
+export class MembersService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly members: MembersRepository,
+    private readonly audit: AuditTrail,
+    private readonly context: RequestContext,
+  ) {}
+
+  async list(query: ListMembersQueryDto): Promise<Page<Plain<MemberDto>>> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.members.list(this.context.principal.organizationId, {
+      status: query.status,
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      take: limit + 1,
+    });
+    return toPage(rows, limit, (r) => [r.sort_email, r.user_id], toMemberDto);
+  }
+
+  update(userId: string, input: UpdateMemberDto): Promise<Plain<MemberDto>> {
+    if (input.permissions !== undefined && input.role !== undefined && input.role !== 'custom') {
+      throw DomainError.validation(
+        [{ field: 'role', message: 'must be custom (or left out) when permissions are given' }],
+        'Validation failed: role must be custom (or left out) when permissions are given',
+      );
+    }
+    const organizationId = this.context.principal.organizationId;
+    return this.ds.transaction(async (tx) => {
+      const admins = await this.members.lockActiveAdmins(tx, organizationId);
+      const before = await this.members.lock(tx, organizationId, userId);
+      if (before === undefined) throw DomainError.notFound('Member');
+      const wanted = desired(before, input);
+      const current = { ...before, permissions: canonical(before.permissions) };
+      const changes = changesBetween(current, { ...current, ...wanted }, [
+        'status',
+        'role',
+        'permissions',
+      ]);
+      if (!hasChanges(changes)) return toMemberDto(before);
+
+      const stillAdmin = wanted.status === 'active' && wanted.permissions.includes('admin');
+      if (!stillAdmin && admins.every((id) => id === userId)) {
+        throw new DomainError(
+          'FORBIDDEN',
+          'This change would leave the organisation without an active admin; make someone else admin first',
+          { reason: 'last_admin' },
+        );
+      }
+      await this.members.update(tx, organizationId, userId, wanted);
+      await this.audit.record(tx, {
+        action: 'member.updated',
+        resourceType: 'member',
+        resourceId: userId,
+        changes,
+      });
+      const after = await this.members.lock(tx, organizationId, userId);
+      return toMemberDto(after!);
+    });
+  }
+}
+
+/** The membership after the change: a preset role brings its permissions; explicit permissions make it custom. */
+function desired(before: MemberRow, input: UpdateMemberDto): MembershipValues {
+  const status = input.status ?? before.status;
+  if (input.permissions !== undefined)
+    return { status, role: 'custom', permissions: canonical(input.permissions) };
+  if (input.role !== undefined && input.role !== 'custom') {
+    return { status, role: input.role, permissions: canonical(ROLE_PERMISSIONS[input.role]) };
+  }
+  return { status, role: input.role ?? before.role, permissions: canonical(before.permissions) };
+}
+
+/** Permissions in vocabulary order, without repeats (so equal sets compare equal). */
+function canonical(permissions: readonly Permission[]): Permission[] {
+  return PERMISSIONS.filter((p) => permissions.includes(p));
+}
+
+function toMemberDto(r: MemberRow): Plain<MemberDto> {
+  return {
+    user_id: r.user_id,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    status: r.status,
+    permissions: canonical(r.permissions),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { AccessPolicy } from '@app/access';
+import { AuditTrail, creationChanges } from '@app/audit-trail';
+import { DomainError } from '@app/errors';
+import {
+  RequestContext,
+  scopesReach,
+  TokensService,
+  type Scope,
+  type ScopeAccess,
+  type ScopeResource,
+} from '@app/identity';
+
+const SCOPE_PARTS: Record<Scope, [ScopeResource, ScopeAccess]> = {
+  'portal_users:read': ['portal_users', 'read'],
+  'portal_users:write': ['portal_users', 'write'],
+  'accounts:read': ['accounts', 'read'],
+  'accounts:write': ['accounts', 'write'],
+  'audit:read': ['audit', 'read'],
+};
+import {
+  DEFAULT_PAGE_LIMIT,
+  decodeCursor,
+  toPage,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
+import type {
+  CreatedTokenDto,
+  CreateTokenDto,
+  ListTokensQueryDto,
+  TokenDto,
+  TokenStatus,
+} from './token.dto.js';
+import { OrganizationTokensRepository, type TokenRow } from './organization-tokens.repository.js';
+
+/**
+ * API tokens of the caller's organisation. Anyone lists their own tokens; admins list everyone's,
+ * create personal tokens and revoke any token. A token can only create tokens that reach no
+ * further than itself (no escalation from a read-only or OAuth token). The secret is returned once
+ * and never audited.
+ */
+@Injectable()
+export class OrganizationTokensService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly tokens: OrganizationTokensRepository,
+    private readonly issuer: TokensService,
+    private readonly audit: AuditTrail,
+    private readonly context: RequestContext,
+    private readonly access: AccessPolicy,
+  ) {}
+
+  async list(query: ListTokensQueryDto): Promise<Page<Plain<TokenDto>>> {
+    const p = this.context.principal;
+    const isAdmin = p.membership?.permissions.includes('admin') ?? false;
+    if (!isAdmin && query.user_id !== undefined && query.user_id !== p.userId) {
+      this.access.assert(p, { permission: 'admin' });
+    }
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.tokens.list(p.organizationId, {
+      userId: isAdmin ? query.user_id : p.userId,
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      take: limit + 1,
+    });
+    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toTokenDto);
+  }
+
+  async create(input: CreateTokenDto): Promise<Plain<CreatedTokenDto>> {
+    const p = this.context.principal;
+    const beyond = input.scopes.filter((s) => !scopesReach(p.scopes, ...SCOPE_PARTS[s]));
+    if (beyond.length > 0) {
+      throw new DomainError(
+        'insufficient_scope',
+        `A token cannot create a token that reaches further than itself; this token does not carry ${beyond.join(', ')}. ` +
+          'Use a token that carries those scopes.',
+        { required_scope: beyond, token_kind: p.tokenKind, token_scopes: p.scopes },
+      );
+    }
+    const expiresAt = input.expires_at == null ? null : new Date(input.expires_at);
+    return this.ds.transaction(async (tx) => {
+      const issued = await this.issuer.issue(
+        {
+          organizationId: p.organizationId,
+          userId: p.userId,
+          kind: 'personal',
+          name: input.name,
+          scopes: input.scopes,
+          expiresAt,
+        },
+        tx,
+      );
+      const row = await this.tokens.findById(tx, p.organizationId, issued.token.id);
+      await this.audit.record(tx, {
+        action: 'token.created',
+        resourceType: 'token',
+        resourceId: issued.token.id,
+        changes: creationChanges(row!, ['name', 'kind', 'user_id', 'scopes', 'expires_at']),
+      });
+      return { ...toTokenDto(row!), secret: issued.secret };
+    });
+  }
+
+  /** Revokes a live token (idempotent: an already revoked token is returned unchanged). */
+  revoke(id: string): Promise<Plain<TokenDto>> {
+    const organizationId = this.context.principal.organizationId;
+    return this.ds.transaction(async (tx) => {
+      const before = await this.tokens.lock(tx, organizationId, id);
+      if (before === undefined) throw DomainError.notFound('Token');
+      if (before.revoked_at !== null) return toTokenDto(before);
+      const after = await this.tokens.revoke(tx, organizationId, id);
+      if (after === undefined) throw DomainError.notFound('Token');
+      await this.audit.record(tx, {
+        action: 'token.revoked',
+        resourceType: 'token',
+        resourceId: id,
+        changes: { revoked_at: { before: null, after: after.revoked_at?.toISOString() ?? null } },
+      });
+      return toTokenDto(after);
+    });
+  }
+}
+
+function statusOf(r: TokenRow): TokenStatus {
+  if (r.revoked_at !== null) return 'revoked';
+  if (r.expires_at !== null && r.expires_at.getTime() <= Date.now()) return 'expired';
+  return 'active';
+}
+
+function iso(d: Date | null): string | null {
+  return d === null ? null : d.toISOString();
+}
+
+function toTokenDto(r: TokenRow): Plain<TokenDto> {
+  return {
+    id: r.id,
+    kind: r.kind,
+    name: r.name,
+    client_name: r.client_name,
+    user_id: r.user_id,
+    token_prefix: r.token_prefix,
+    scopes: [...r.scopes].sort(),
+    status: statusOf(r),
+    expires_at: iso(r.expires_at),
+    revoked_at: iso(r.revoked_at),
+    last_used_at: iso(r.last_used_at),
+    created_at: r.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,96 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
+import { SCOPES, type Scope, type TokenKind } from '@app/identity';
+import { Out, PageQueryDto, Trim } from '@app/rest-contract';
+
+export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+
+export class TokenIdParamsDto {
+  @ApiProperty({ format: 'uuid', description: 'Token id.' })
+  @IsUUID('all')
+  id: string;
+}
+
+export class ListTokensQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Admins: only this person’s tokens (default: everyone’s). Others always see only their own.',
+  })
+  @IsOptional()
+  @IsUUID('all')
+  user_id?: string;
+}
+
+export class CreateTokenDto {
+  @ApiProperty({ maxLength: 100, example: 'CI pipeline' })
+  @Trim()
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(100)
+  @Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' })
+  name: string;
+
+  @ApiProperty({
+    enum: SCOPES,
+    isArray: true,
+    description: 'At most the scopes of the token making the request.',
+  })
+  @IsArray()
+  @ArrayUnique({ message: 'must not repeat a scope' })
+  @IsIn(SCOPES, { each: true })
+  scopes: Scope[];
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Omit (or null) for a token that does not expire.',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  expires_at?: string | null;
+}
+
+export class TokenDto {
+  @Out.uuid() id: string;
+  @Out.enum(['personal', 'oauth']) kind: TokenKind;
+  @Out.string() name: string;
+  @Out.string({ nullable: true, description: 'The MCP client an OAuth token was issued to.' })
+  client_name: string | null;
+  @Out.uuid({ description: 'The person the token acts as.' }) user_id: string;
+  @Out.string({ description: 'The first characters of the secret, to recognise it.' })
+  token_prefix: string;
+  @Out.enumArray(SCOPES) scopes: Scope[];
+  @Out.enum(TOKEN_STATUSES) status: TokenStatus;
+  @Out.dateTime({ nullable: true }) expires_at: string | null;
+  @Out.dateTime({ nullable: true }) revoked_at: string | null;
+  @Out.dateTime({ nullable: true }) last_used_at: string | null;
+  @Out.dateTime() created_at: string;
+}
+
+/** A new token: the only response that ever carries the secret. */
+export class CreatedTokenDto extends TokenDto {
+  @Out.string({
+    description: 'The bearer secret. Shown once: store it now; only its hash is kept.',
+  })
+  secret: string;
+}
+
+export class TokenPageDto {
+  @Out.nested(() => TokenDto, { isArray: true }) data: TokenDto[];
+  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
+  next_cursor: string | null;
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor, toPage } from './cursor.js';
+
+describe('cursors', () => {
+  it('round-trip a keyset position and stay opaque (base64url)', () => {
+    const c = encodeCursor(['2026-01-01T00:00:00.123456Z', 'b9f0…']);
+    expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(c, 2)).toEqual(['2026-01-01T00:00:00.123456Z', 'b9f0…']);
+  });
+
+  it('a tampered or foreign cursor is a VALIDATION_ERROR on cursor', () => {
+    for (const bad of [
+      '!!!',
+      encodeCursor(['only-one']),
+      Buffer.from('{"a":1}').toString('base64url'),
+    ]) {
+      expect(() => decodeCursor(bad, 2)).toThrow(
+        expect.objectContaining({
+          code: 'VALIDATION_ERROR',
+          details: [expect.objectContaining({ field: 'cursor' })],
+        }),
+      );
+    }
+  });
+
+  it('toPage shows `limit` rows and a next cursor only when there was one more', () => {
+    const rows = [1, 2, 3].map((n) => ({ n }));
+    const full = toPage(
+      rows,
+      2,
+      (r) => [String(r.n)],
+      (r) => r.n,
+    );
+    expect(full.data).toEqual([1, 2]);
+    expect(decodeCursor(full.next_cursor!, 1)).toEqual(['2']);
+    expect(
+      toPage(
+        rows,
+        3,
+        (r) => [String(r.n)],
+        (r) => r.n,
+      ).next_cursor,
+    ).toBeNull();
+  });
+});

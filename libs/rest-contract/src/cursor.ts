@@ -1,0 +1,66 @@
+import { DomainError } from '@app/errors';
+
+/**
+ * Opaque keyset cursors: the sort key of the last row of a page (e.g. its timestamp text with
+ * microseconds and its id), base64url-encoded JSON. A cursor that does not decode to the expected
+ * shape is a `VALIDATION_ERROR` on `cursor`.
+ */
+export function encodeCursor(position: readonly string[]): string {
+  return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
+}
+
+export function decodeCursor(raw: string, length: number): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (!isCursorPosition(parsed, length)) {
+    throw DomainError.validation(
+      [
+        {
+          field: 'cursor',
+          message: 'is not a valid cursor (use next_cursor from a previous page)',
+        },
+      ],
+      'Validation failed: cursor is not a valid cursor',
+    );
+  }
+  return parsed;
+}
+
+function isCursorPosition(value: unknown, length: number): value is string[] {
+  return (
+    Array.isArray(value) &&
+    value.length === length &&
+    value.every((p: unknown) => typeof p === 'string' && p.length <= 512)
+  );
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/**
+ * Builds a page from `limit + 1` rows fetched in sort order: the extra row only says that there
+ * is a next page, whose cursor is the position of the last row shown.
+ */
+export function toPage<R, T>(
+  rows: readonly R[],
+  limit: number,
+  positionOf: (row: R) => readonly string[],
+  map: (row: R) => T,
+): Page<T> {
+  const shown = rows.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return {
+    data: shown.map(map),
+    next_cursor: rows.length > limit && last !== undefined ? encodeCursor(positionOf(last)) : null,
+  };
+}
+
+/** Postgres `timestamptz` as cursor text with microseconds (JS Dates lose them). */
+export const CURSOR_TIMESTAMP_SQL = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;

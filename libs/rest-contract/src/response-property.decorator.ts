@@ -1,0 +1,87 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiProperty, type ApiPropertyOptions } from '@nestjs/swagger';
+import { Allow } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+
+type JsonSchema = Record<string, unknown>;
+
+interface FieldOptions {
+  description?: string;
+  nullable?: boolean;
+  example?: unknown;
+}
+
+/**
+ * Declares a response field once for both schema generators: OpenAPI (`@ApiProperty`) and
+ * class-validator-jsonschema (an exact `@JSONSchema`), so MCP output schemas and `/v1/openapi.json`
+ * describe the same shape. Every response field is always present (nullable ones hold `null`), so
+ * every field is required in the generated schemas.
+ */
+function field(schema: JsonSchema, api: JsonSchema, options: FieldOptions): PropertyDecorator {
+  const exact: JsonSchema = options.nullable ? { anyOf: [schema, { type: 'null' }] } : schema;
+  const described =
+    options.description === undefined ? exact : { ...exact, description: options.description };
+  const openapi = {
+    ...api,
+    required: true,
+    nullable: options.nullable ?? false,
+    ...(options.description === undefined ? {} : { description: options.description }),
+    ...(options.example === undefined ? {} : { example: options.example }),
+  } as ApiPropertyOptions;
+  return applyDecorators(
+    ApiProperty(openapi),
+    Allow(),
+    JSONSchema(() => described),
+  );
+}
+
+export const Out = {
+  string: (o: FieldOptions = {}) => field({ type: 'string' }, { type: String }, o),
+  uuid: (o: FieldOptions = {}) =>
+    field({ type: 'string', format: 'uuid' }, { type: String, format: 'uuid' }, o),
+  email: (o: FieldOptions = {}) =>
+    field({ type: 'string', format: 'email' }, { type: String, format: 'email' }, o),
+  dateTime: (o: FieldOptions = {}) =>
+    field({ type: 'string', format: 'date-time' }, { type: String, format: 'date-time' }, o),
+  integer: (o: FieldOptions = {}) => field({ type: 'integer' }, { type: 'integer' }, o),
+  boolean: (o: FieldOptions = {}) => field({ type: 'boolean' }, { type: Boolean }, o),
+  constant: (value: string | boolean, o: FieldOptions = {}) =>
+    field(
+      { type: typeof value, const: value },
+      { type: typeof value === 'boolean' ? Boolean : String, enum: [value] },
+      o,
+    ),
+  enum: (values: readonly string[], o: FieldOptions = {}) =>
+    field({ type: 'string', enum: [...values] }, { type: String, enum: [...values] }, o),
+  enumArray: (values: readonly string[], o: FieldOptions = {}) =>
+    field(
+      { type: 'array', items: { type: 'string', enum: [...values] } },
+      { type: String, enum: [...values], isArray: true },
+      o,
+    ),
+  /** A free-form JSON object (e.g. an audit event's `changes`). */
+  object: (o: FieldOptions = {}) =>
+    field(
+      { type: 'object', additionalProperties: true },
+      { type: Object, additionalProperties: true },
+      o,
+    ),
+  /** A nested response DTO (`$ref` to its schema), or an array of them. */
+  nested: (cls: () => Type, o: FieldOptions & { isArray?: boolean } = {}) =>
+    applyDecorators(
+      ApiProperty({
+        type: cls,
+        isArray: o.isArray ?? false,
+        required: true,
+        nullable: o.nullable ?? false,
+        ...(o.description === undefined ? {} : { description: o.description }),
+      }),
+      Allow(),
+      JSONSchema((_source: unknown, options: { refPointerPrefix: string }) => {
+        const ref = { $ref: `${options.refPointerPrefix}${cls().name}` };
+        const one: JsonSchema = o.nullable ? { anyOf: [ref, { type: 'null' }] } : ref;
+        const schema: JsonSchema = o.isArray ? { type: 'array', items: one } : one;
+        return o.description === undefined ? schema : { ...schema, description: o.description };
+      }),
+    ),
+};

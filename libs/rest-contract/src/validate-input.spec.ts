@@ -1,0 +1,116 @@
+import { Type } from 'class-transformer';
+import {
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '@app/errors';
+import { OptionalNotNull, Trim } from './input-decorators.js';
+import { validateInput } from './validate-input.js';
+
+class Body {
+  @Trim()
+  @IsEmail()
+  email: string;
+
+  @Trim()
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(5)
+  name: string;
+
+  @IsOptional()
+  @IsUUID('all')
+  account_id?: string | null;
+
+  @OptionalNotNull()
+  @IsIn(['a', 'b'])
+  kind?: string;
+}
+
+class Query {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+}
+
+function failure(fn: () => unknown): DomainError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof DomainError) return e;
+    throw e;
+  }
+  throw new Error('expected a DomainError');
+}
+
+describe('validateInput', () => {
+  it('returns a DTO instance with trimmed strings and converted query numbers', () => {
+    const body = validateInput(Body, { email: ' ana@example.com ', name: ' Ana ' }, 'body');
+    expect(body).toBeInstanceOf(Body);
+    expect(body).toMatchObject({ email: 'ana@example.com', name: 'Ana' });
+    expect(validateInput(Query, { limit: '20' }, 'query').limit).toBe(20);
+  });
+
+  it('one detail per failing constraint, field named as the API shows it, human message', () => {
+    const e = failure(() => validateInput(Body, { email: 'nope', name: 'toolong' }, 'body'));
+    expect(e.code).toBe('VALIDATION_ERROR');
+    expect(e.details).toEqual([
+      { field: 'email', message: 'must be an email' },
+      { field: 'name', message: 'must be shorter than or equal to 5 characters' },
+    ]);
+    expect(e.message).toBe(
+      'Validation failed: email must be an email; name must be shorter than or equal to 5 characters',
+    );
+  });
+
+  it('missing required fields say "is required"; null where not allowed says so; wrong type says the type only', () => {
+    expect(failure(() => validateInput(Body, {}, 'body')).details).toEqual([
+      { field: 'email', message: 'is required' },
+      { field: 'name', message: 'is required' },
+    ]);
+    expect(
+      failure(() => validateInput(Body, { email: 'a@b.co', name: 'x', kind: null }, 'body'))
+        .details,
+    ).toEqual([{ field: 'kind', message: 'must not be null' }]);
+    expect(
+      failure(() => validateInput(Body, { email: 'a@b.co', name: 42 }, 'body')).details,
+    ).toEqual([{ field: 'name', message: 'must be a string' }]);
+    expect(failure(() => validateInput(Query, { limit: 'abc' }, 'query')).details).toEqual([
+      { field: 'limit', message: 'must be an integer number' },
+    ]);
+  });
+
+  it('null clears an @IsOptional field; a bad uuid is named', () => {
+    expect(
+      validateInput(Body, { email: 'a@b.co', name: 'x', account_id: null }, 'body').account_id,
+    ).toBeNull();
+    expect(
+      failure(() => validateInput(Body, { email: 'a@b.co', name: 'x', account_id: '42' }, 'body'))
+        .details,
+    ).toEqual([{ field: 'account_id', message: 'must be a UUID' }]);
+  });
+
+  it('refuses unknown fields and non-object bodies', () => {
+    expect(
+      failure(() => validateInput(Body, { email: 'a@b.co', name: 'x', bogus: 1 }, 'body')).details,
+    ).toEqual([{ field: 'bogus', message: 'is not allowed' }]);
+    expect(failure(() => validateInput(Body, [1, 2], 'body')).details).toEqual([
+      { field: 'body', message: 'must be a JSON object' },
+    ]);
+    expect(failure(() => validateInput(Query, { limit: '5', q: 'x' }, 'query')).details).toEqual([
+      { field: 'q', message: 'is not allowed' },
+    ]);
+  });
+});

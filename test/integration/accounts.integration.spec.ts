@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import {
+  byText,
+  call,
+  countRows,
+  findAccount,
+  findPortalUser,
+  invitationTokenFor,
+  matchesSchema,
+  me,
+  snapshot,
+  walk,
+  type Json,
+} from './platform-api.fixtures.js';
+
+describe('REST /v1/accounts', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => t?.close());
+
+  async function expectNoChange(run: () => Promise<void>): Promise<void> {
+    const before = await snapshot(t);
+    await run();
+    expect(await snapshot(t)).toBe(before);
+  }
+
+  async function auditFor(resourceId: string): Promise<Json[]> {
+    return (
+      await call(t, 'GET', `/v1/audit-events?resource_type=account&resource_id=${resourceId}`)
+    ).body.data;
+  }
+
+  it('lists and gets the organisation’s accounts only, in the documented shape', async () => {
+    const list = await call(t, 'GET', '/v1/accounts');
+    expect(list.status).toBe(200);
+    expect(matchesSchema('AccountPageDto', list.body)).toEqual([]);
+    expect(list.body.data.map((a: Json) => a.name).sort(byText)).toEqual([
+      'Initech',
+      'Umbrella Corp',
+    ]);
+    const initech = list.body.data.find((a: Json) => a.name === 'Initech');
+    expect(initech).toMatchObject({ external_id: 'crm-1001', tax_id: '12.345.678/0001-90' });
+    const got = await call(t, 'GET', `/v1/accounts/${initech.id}`);
+    expect(got.status).toBe(200);
+    expect(matchesSchema('AccountDto', got.body)).toEqual([]);
+    expect(got.body).toEqual(initech);
+  });
+
+  it('another organisation’s account is indistinguishable from a missing one (404) for reads and writes', async () => {
+    const globex = await findAccount(t, 'Globex Holdings', 'globex_owner');
+    await expectNoChange(async () => {
+      for (const [method, json] of [
+        ['GET'],
+        ['PATCH', { name: 'Mine now' }],
+        ['DELETE'],
+      ] as const) {
+        for (const id of [globex.id, randomUUID()]) {
+          const r = await call(t, method, `/v1/accounts/${id}`, { json });
+          expect(r.status).toBe(404);
+          expect(r.body).toEqual({ error: { code: 'NOT_FOUND', message: 'Account not found' } });
+        }
+      }
+    });
+    const bad = await call(t, 'GET', '/v1/accounts/123');
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details).toEqual([{ field: 'id', message: 'must be a UUID' }]);
+  });
+
+  it('creates an account and audits it (actor, token, channel api, changes)', async () => {
+    const owner = await me(t, 'member');
+    const r = await call(t, 'POST', '/v1/accounts', {
+      token: 'member',
+      json: { name: '  Hooli ', external_id: 'crm-2001', tax_id: '11.222.333/0001-44' },
+    });
+    expect(r.status).toBe(201);
+    expect(matchesSchema('AccountDto', r.body)).toEqual([]);
+    expect(r.body).toMatchObject({
+      name: 'Hooli',
+      external_id: 'crm-2001',
+      tax_id: '11.222.333/0001-44',
+    });
+    const [event] = await auditFor(r.body.id);
+    expect(event).toMatchObject({
+      action: 'account.created',
+      actor_type: 'member',
+      actor_user_id: owner.userId,
+      token_id: owner.tokenId,
+      channel: 'api',
+      changes: {
+        name: { before: null, after: 'Hooli' },
+        external_id: { before: null, after: 'crm-2001' },
+        tax_id: { before: null, after: '11.222.333/0001-44' },
+      },
+    });
+  });
+
+  it('external_id duplicate → 409 CONFLICT; tax_id duplicate (ignoring punctuation) → 409 DUPLICATE_ERROR; nothing written', async () => {
+    await expectNoChange(async () => {
+      const conflict = await call(t, 'POST', '/v1/accounts', {
+        json: { name: 'Other', external_id: 'crm-1001' },
+      });
+      expect(conflict.status).toBe(409);
+      expect(conflict.body).toEqual({
+        error: {
+          code: 'CONFLICT',
+          message: 'external_id is already used by another account in this organisation',
+          details: { field: 'external_id' },
+        },
+      });
+      const duplicate = await call(t, 'POST', '/v1/accounts', {
+        json: { name: 'Other', tax_id: '12345678000190' },
+      });
+      expect(duplicate.status).toBe(409);
+      expect(duplicate.body).toEqual({
+        error: {
+          code: 'DUPLICATE_ERROR',
+          message: 'An account with this tax_id already exists in this organisation',
+          details: { field: 'tax_id' },
+        },
+      });
+      const initech = await findAccount(t, 'Initech');
+      const umbrella = await findAccount(t, 'Umbrella Corp');
+      const patch = await call(t, 'PATCH', `/v1/accounts/${umbrella.id}`, {
+        json: { tax_id: initech.tax_id },
+      });
+      expect(patch.status).toBe(409);
+      expect(patch.body.error.code).toBe('DUPLICATE_ERROR');
+    });
+    // The same keys are free in another organisation.
+    const globex = await call(t, 'POST', '/v1/accounts', {
+      token: 'globex_owner',
+      json: { name: 'Initech (Globex)', external_id: 'crm-1002', tax_id: '12.345.678/0001-90' },
+    });
+    expect(globex.status).toBe(201);
+  });
+
+  it('VALIDATION_ERROR with one detail per failing field; nothing written', async () => {
+    await expectNoChange(async () => {
+      const r = await call(t, 'POST', '/v1/accounts', {
+        json: { name: '', tax_id: '???', extra: 1 },
+      });
+      expect(r.status).toBe(422);
+      expect(r.body.error.code).toBe('VALIDATION_ERROR');
+      expect(r.body.error.details).toEqual(
+        expect.arrayContaining([
+          { field: 'name', message: 'must not be empty' },
+          {
+            field: 'tax_id',
+            message: 'must contain letters and digits (spaces, ".", "/" and "-" allowed)',
+          },
+          { field: 'extra', message: 'is not allowed' },
+        ]),
+      );
+      expect(r.body.error.details).toHaveLength(3);
+    });
+  });
+
+  it('PATCH changes only the fields sent (null clears), audits what changed, and a no-op writes nothing', async () => {
+    const umbrella = await findAccount(t, 'Umbrella Corp');
+    const r = await call(t, 'PATCH', `/v1/accounts/${umbrella.id}`, {
+      json: { name: 'Umbrella Corporation', external_id: null },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ name: 'Umbrella Corporation', external_id: null, tax_id: null });
+    const [event] = await auditFor(umbrella.id);
+    expect(event).toMatchObject({
+      action: 'account.updated',
+      changes: {
+        name: { before: 'Umbrella Corp', after: 'Umbrella Corporation' },
+        external_id: { before: 'crm-1002', after: null },
+      },
+    });
+    expect(Object.keys(event.changes).sort(byText)).toEqual(['external_id', 'name']);
+    await expectNoChange(async () => {
+      expect(
+        (
+          await call(t, 'PATCH', `/v1/accounts/${umbrella.id}`, {
+            json: { name: 'Umbrella Corporation' },
+          })
+        ).status,
+      ).toBe(200);
+    });
+  });
+
+  it('deleting an account with active portal users is FORBIDDEN; nothing changes', async () => {
+    const initech = await findAccount(t, 'Initech');
+    await expectNoChange(async () => {
+      const r = await call(t, 'DELETE', `/v1/accounts/${initech.id}`);
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual({
+        error: {
+          code: 'FORBIDDEN',
+          message:
+            'The account still has 2 active portal user(s); deactivate them or move them to another account first',
+          details: { active_portal_users: 2 },
+        },
+      });
+    });
+  });
+
+  it('deleting an account without active portal users detaches the others and audits the deletion', async () => {
+    const created = await call(t, 'POST', '/v1/accounts', {
+      json: { name: 'Soylent', tax_id: 'SOY-1' },
+    });
+    const pu = await call(t, 'POST', '/v1/portal-users', {
+      json: {
+        email: 'soy@example.com',
+        name: 'Soy',
+        account_id: created.body.id,
+        send_invitation: false,
+      },
+    });
+    const r = await call(t, 'DELETE', `/v1/accounts/${created.body.id}`);
+    expect(r.status).toBe(200);
+    expect(matchesSchema('DeletedAccountDto', r.body)).toEqual([]);
+    expect(r.body).toEqual({ id: created.body.id, deleted: true });
+    expect((await call(t, 'GET', `/v1/accounts/${created.body.id}`)).status).toBe(404);
+    expect((await call(t, 'GET', `/v1/portal-users/${pu.body.id}`)).body).toMatchObject({
+      account_id: null,
+      status: 'invited',
+    });
+    const [event] = await auditFor(created.body.id);
+    expect(event).toMatchObject({
+      action: 'account.deleted',
+      changes: {
+        name: { before: 'Soylent', after: null },
+        tax_id: { before: 'SOY-1', after: null },
+        portal_user_ids: { before: [pu.body.id], after: [] },
+      },
+    });
+  });
+
+  it('deactivating the last active portal user makes the account deletable', async () => {
+    const created = await call(t, 'POST', '/v1/accounts', { json: { name: 'Vandelay' } });
+    const pu = await call(t, 'POST', '/v1/portal-users', {
+      json: { email: 'art@example.com', name: 'Art', account_id: created.body.id },
+    });
+    const token = await invitationTokenFor(t, 'art@example.com');
+    expect(
+      (await t.request(`/v1/portal-invitations/${token}/accept`, { method: 'POST' })).status,
+    ).toBe(200);
+    expect((await call(t, 'DELETE', `/v1/accounts/${created.body.id}`)).status).toBe(403);
+    expect((await call(t, 'POST', `/v1/portal-users/${pu.body.id}/deactivate`)).status).toBe(200);
+    expect((await call(t, 'DELETE', `/v1/accounts/${created.body.id}`)).status).toBe(200);
+  });
+
+  it('pagination walks every account once, newest first', async () => {
+    for (let i = 0; i < 12; i++)
+      expect((await call(t, 'POST', '/v1/accounts', { json: { name: `Paged ${i}` } })).status).toBe(
+        201,
+      );
+    const total = await countRows(
+      t,
+      'accounts',
+      `organization_id = (SELECT id FROM organizations WHERE slug = 'acme')`,
+    );
+    const { rows, pages } = await walk(t, '/v1/accounts', 5);
+    expect(rows).toHaveLength(total);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(total);
+    expect(pages).toBe(Math.ceil(total / 5));
+    expect((await walk(t, '/v1/accounts?q=paged', 4)).rows).toHaveLength(12);
+  });
+
+  it('access: accounts.delete to delete, accounts:write to change (OAuth is read-only), read with accounts:read', async () => {
+    const umbrella = await findAccount(t, 'Umbrella Corporation');
+    await expectNoChange(async () => {
+      const member = await call(t, 'DELETE', `/v1/accounts/${umbrella.id}`, { token: 'member' });
+      expect(member.status).toBe(403);
+      expect(member.body.error).toMatchObject({
+        code: 'insufficient_permission',
+        details: { permission: 'accounts.delete' },
+      });
+      const ro = await call(t, 'PATCH', `/v1/accounts/${umbrella.id}`, {
+        token: 'readonly_pat',
+        json: { name: 'x' },
+      });
+      expect(ro.body.error).toMatchObject({
+        code: 'insufficient_scope',
+        details: { required_scope: 'accounts:write' },
+      });
+      const oauth = await call(t, 'POST', '/v1/accounts', {
+        token: 'oauth_reader',
+        json: { name: 'x' },
+      });
+      expect(oauth.body.error.code).toBe('insufficient_scope');
+      expect(oauth.body.error.message).toMatch(/OAuth access is read-only/);
+    });
+    expect((await call(t, 'GET', '/v1/accounts', { token: 'oauth_reader' })).status).toBe(200);
+  });
+
+  it('Ana stays attached to Initech through all of this', async () => {
+    const initech = await findAccount(t, 'Initech');
+    expect((await findPortalUser(t, 'ana@example.com')).account_id).toBe(initech.id);
+  });
+});

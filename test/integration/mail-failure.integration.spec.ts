@@ -1,0 +1,175 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { call, countRows, findPortalUser, snapshot } from './platform-api.fixtures.js';
+
+type Mode = 'accept' | 'reject' | 'hang';
+
+/** A minimal SMTP server: accepts, rejects (554 on MAIL FROM) or never greets (hang). */
+class FakeSmtp {
+  mode: Mode = 'accept';
+  readonly received: string[] = [];
+  private readonly sockets = new Set<Socket>();
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<FakeSmtp> {
+    let fake: FakeSmtp | undefined;
+    const server = createServer((socket) => fake!.handle(socket));
+    fake = new FakeSmtp(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  get port(): number {
+    const a = this.server.address();
+    return typeof a === 'object' && a !== null ? a.port : 0;
+  }
+
+  private handle(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => undefined);
+    if (this.mode === 'hang') return;
+    const mode = this.mode;
+    let data: string[] | undefined;
+    let buffer = '';
+    socket.write('220 fake.test ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      let i: number;
+      while ((i = buffer.indexOf('\r\n')) >= 0) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 2);
+        if (data !== undefined) {
+          if (line === '.') {
+            // Undo quoted-printable soft line breaks so the text can be searched.
+            this.received.push(data.join('\n').replace(/=\n/g, ''));
+            data = undefined;
+            socket.write('250 2.0.0 queued\r\n');
+          } else data.push(line);
+          continue;
+        }
+        const verb = line.slice(0, 4).toUpperCase();
+        if (verb === 'EHLO' || verb === 'HELO') socket.write('250 fake.test\r\n');
+        else if (verb === 'MAIL')
+          socket.write(mode === 'reject' ? '554 5.7.1 relaying denied\r\n' : '250 2.1.0 ok\r\n');
+        else if (verb === 'RCPT') socket.write('250 2.1.5 ok\r\n');
+        else if (verb === 'DATA') {
+          data = [];
+          socket.write('354 go ahead\r\n');
+        } else if (verb === 'QUIT') socket.end('221 2.0.0 bye\r\n');
+        else socket.write('250 ok\r\n');
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('invitations over SMTP: a mail failure leaves nothing half-done', () => {
+  let smtp: FakeSmtp;
+  let t: TestServer;
+  beforeAll(async () => {
+    smtp = await FakeSmtp.start();
+    t = await startTestServer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, mailTimeoutMs: 400 });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  it('SMTP accepts: the portal user is created and the invitation delivered (no outbox row)', async () => {
+    smtp.mode = 'accept';
+    const r = await call(t, 'POST', '/v1/portal-users', {
+      json: { email: 'smtp-ok@example.com', name: 'Smtp Ok' },
+    });
+    expect(r.status).toBe(201);
+    expect(smtp.received.at(-1)).toMatch(/smtp-ok@example\.com/);
+    expect(smtp.received.at(-1)).toMatch(/\/v1\/portal-invitations\/[A-Za-z0-9_-]{43}\/accept/);
+    expect(await countRows(t, 'mail_outbox')).toBe(0);
+  });
+
+  it('SMTP rejects: 502 EXTERNAL_SERVICE_ERROR, and no portal user, audit event or invitation exists', async () => {
+    smtp.mode = 'reject';
+    const before = await snapshot(t);
+    const r = await call(t, 'POST', '/v1/portal-users', {
+      json: { email: 'smtp-rejected@example.com', name: 'Rejected' },
+    });
+    expect(r.status).toBe(502);
+    expect(r.body).toEqual({
+      error: {
+        code: 'EXTERNAL_SERVICE_ERROR',
+        message: 'The mail service refused the message; nothing was changed. Try again later.',
+        details: { service: 'mail', reason: 'rejected' },
+      },
+    });
+    expect(await snapshot(t)).toBe(before);
+    expect(await countRows(t, 'portal_users', 'email = $1', ['smtp-rejected@example.com'])).toBe(0);
+  });
+
+  it('SMTP never answers: 502 after MAIL_TIMEOUT_MS, nothing written', async () => {
+    smtp.mode = 'hang';
+    const before = await snapshot(t);
+    const started = Date.now();
+    const r = await call(t, 'POST', '/v1/portal-users', {
+      json: { email: 'smtp-timeout@example.com', name: 'Timeout' },
+    });
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({
+      code: 'EXTERNAL_SERVICE_ERROR',
+      details: { service: 'mail', reason: 'timeout' },
+    });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(await snapshot(t)).toBe(before);
+  });
+
+  it('resending fails the same way and leaves the pending invitation as it was', async () => {
+    smtp.mode = 'reject';
+    const carla = await findPortalUser(t, 'carla@example.com');
+    const before = await snapshot(t);
+    const r = await call(t, 'POST', `/v1/portal-users/${carla.id}/invitation`);
+    expect(r.status).toBe(502);
+    expect(r.body.error.code).toBe('EXTERNAL_SERVICE_ERROR');
+    expect(await snapshot(t)).toBe(before);
+    expect((await findPortalUser(t, 'carla@example.com')).invitation_sent_at).toBe(
+      carla.invitation_sent_at,
+    );
+  });
+
+  it('without an invitation, nothing depends on the mail service', async () => {
+    smtp.mode = 'reject';
+    const r = await call(t, 'POST', '/v1/portal-users', {
+      json: { email: 'no-mail@example.com', name: 'No Mail', send_invitation: false },
+    });
+    expect(r.status).toBe(201);
+  });
+});
+
+describe('SMTP_URL pointing at a closed loopback port', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const address = probe.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 1;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    t = await startTestServer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailTimeoutMs: 400 });
+  });
+  afterAll(async () => t?.close());
+
+  it('502 EXTERNAL_SERVICE_ERROR (unreachable); no portal user, no audit event', async () => {
+    const before = await snapshot(t);
+    const r = await call(t, 'POST', '/v1/portal-users', {
+      json: { email: 'closed@example.com', name: 'Closed' },
+    });
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({
+      code: 'EXTERNAL_SERVICE_ERROR',
+      details: { service: 'mail', reason: 'unreachable' },
+    });
+    expect(await snapshot(t)).toBe(before);
+  });
+});

@@ -1,0 +1,167 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { getMetadataStorage } from 'class-validator';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { Client, type QueryResultRow } from 'pg';
+import type { TestServer } from '../support/test-server.js';
+
+/** Sorts strings (for order-independent comparisons). */
+export const byText = (a: string, b: string): number => a.localeCompare(b);
+
+/** Helpers for the REST API integration tests (portal users, accounts, audit trail, members, tokens). */
+
+export interface ApiResult<T = Json> {
+  status: number;
+  body: T;
+}
+// oxlint-disable-next-line typescript/no-explicit-any -- test bodies are read field by field
+export type Json = any;
+
+export async function call(
+  t: TestServer,
+  method: string,
+  path: string,
+  options: { token?: string; json?: unknown } = {},
+): Promise<ApiResult> {
+  const res = await t.request(path, {
+    method,
+    token: options.token ?? 'owner',
+    json: options.json,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** Runs SQL directly against the test database (to prove what was, or was not, written). */
+export async function sql<T = Record<string, unknown>>(
+  t: TestServer,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new Client({ connectionString: t.db.url });
+  await client.connect();
+  try {
+    const result = await client.query<T & QueryResultRow>(text, params);
+    return result.rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function countRows(
+  t: TestServer,
+  table: string,
+  where = 'true',
+  params: unknown[] = [],
+): Promise<number> {
+  const [row] = await sql<{ n: string }>(
+    t,
+    `SELECT count(*)::text AS n FROM ${table} WHERE ${where}`,
+    params,
+  );
+  return Number(row.n);
+}
+
+/** A snapshot of everything a write could touch, to assert that a failed write changed nothing. */
+export async function snapshot(t: TestServer): Promise<string> {
+  const tables = [
+    'portal_users',
+    'accounts',
+    'audit_events',
+    'mail_outbox',
+    'memberships',
+    'api_tokens',
+  ];
+  const parts = await Promise.all(
+    tables.map(async (table) =>
+      JSON.stringify(await sql(t, `SELECT * FROM ${table} ORDER BY id`)).replace(
+        /"last_used_at":(null|"[^"]*"),?/g,
+        '',
+      ),
+    ),
+  );
+  return parts.join('\n');
+}
+
+export async function me(
+  t: TestServer,
+  token = 'owner',
+): Promise<{ userId: string; tokenId: string; organizationId: string }> {
+  const { body } = await call(t, 'GET', '/v1/me', { token });
+  return { userId: body.person.id, tokenId: body.token.id, organizationId: body.organization.id };
+}
+
+export async function findPortalUser(t: TestServer, email: string, token = 'owner'): Promise<Json> {
+  const { body } = await call(t, 'GET', `/v1/portal-users?q=${encodeURIComponent(email)}`, {
+    token,
+  });
+  const found = body.data.find((u: Json) => u.email === email);
+  if (found === undefined) throw new Error(`portal user ${email} not found`);
+  return found;
+}
+
+export async function findAccount(t: TestServer, name: string, token = 'owner'): Promise<Json> {
+  const { body } = await call(t, 'GET', `/v1/accounts?q=${encodeURIComponent(name)}`, { token });
+  const found = body.data.find((a: Json) => a.name === name);
+  if (found === undefined) throw new Error(`account ${name} not found`);
+  return found;
+}
+
+/** Walks every page of a list endpoint, returning all rows and the number of pages. */
+export async function walk(
+  t: TestServer,
+  path: string,
+  limit: number,
+  token = 'owner',
+): Promise<{ rows: Json[]; pages: number }> {
+  const rows: Json[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const url = `${path}${sep}limit=${limit}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const { status, body } = await call(t, 'GET', url, { token });
+    if (status !== 200) throw new Error(`${url} → ${status} ${JSON.stringify(body)}`);
+    rows.push(...body.data);
+    const next: string | null = body.next_cursor;
+    cursor = next;
+    pages++;
+  } while (cursor !== null && pages < 1000);
+  return { rows, pages };
+}
+
+let validators: Map<string, ValidateFunction> | undefined;
+
+/**
+ * Validates a response body against the JSON Schema generated from its response DTO class by
+ * class-validator-jsonschema: the same generator the MCP layer uses for output schemas.
+ */
+export function matchesSchema(dtoName: string, body: unknown): string[] {
+  if (validators === undefined) {
+    const schemas = validationMetadatasToSchemas({
+      classValidatorMetadataStorage: getMetadataStorage(),
+      refPointerPrefix: '#/$defs/',
+    });
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+    ajv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
+    ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+    validators = new Map();
+    for (const [name, schema] of Object.entries(schemas)) {
+      validators.set(name, ajv.compile({ ...schema, $defs: schemas }));
+    }
+  }
+  const validate = validators.get(dtoName);
+  if (validate === undefined) throw new Error(`no schema for ${dtoName}`);
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
+}
+
+/** The invitation secret in the newest outbox message to `to`. */
+export async function invitationTokenFor(t: TestServer, to: string): Promise<string> {
+  const { body } = await call(t, 'GET', `/v1/mail/outbox?to=${encodeURIComponent(to)}&limit=1`);
+  const text: string | undefined = body.data[0]?.text;
+  const match = text?.match(/\/v1\/portal-invitations\/([A-Za-z0-9_-]{43})\/accept/);
+  if (!match) throw new Error(`no invitation mail to ${to}`);
+  return match[1];
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { byText, type Json } from './platform-api.fixtures.js';
+
+describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
+  let t: TestServer;
+  let doc: Json;
+  beforeAll(async () => {
+    t = await startTestServer();
+    doc = await (await t.request('/v1/openapi.json')).json();
+  });
+  afterAll(async () => t?.close());
+
+  const ROUTES: Array<[string, string, string, string | null]> = [
+    ['get', '/v1/portal-users', 'listPortalUsers', 'PortalUserPageDto'],
+    ['post', '/v1/portal-users', 'createPortalUser', 'PortalUserDto'],
+    ['get', '/v1/portal-users/{id}', 'getPortalUser', 'PortalUserDto'],
+    ['patch', '/v1/portal-users/{id}', 'updatePortalUser', 'PortalUserDto'],
+    ['delete', '/v1/portal-users/{id}', 'deletePortalUser', 'DeletedPortalUserDto'],
+    ['post', '/v1/portal-users/{id}/invitation', 'resendPortalUserInvitation', 'PortalUserDto'],
+    ['post', '/v1/portal-users/{id}/deactivate', 'deactivatePortalUser', 'PortalUserDto'],
+    ['post', '/v1/portal-users/{id}/activate', 'activatePortalUser', 'PortalUserDto'],
+    [
+      'post',
+      '/v1/portal-invitations/{token}/accept',
+      'acceptPortalInvitation',
+      'AcceptedInvitationDto',
+    ],
+    ['get', '/v1/accounts', 'listAccounts', 'AccountPageDto'],
+    ['post', '/v1/accounts', 'createAccount', 'AccountDto'],
+    ['get', '/v1/accounts/{id}', 'getAccount', 'AccountDto'],
+    ['patch', '/v1/accounts/{id}', 'updateAccount', 'AccountDto'],
+    ['delete', '/v1/accounts/{id}', 'deleteAccount', 'DeletedAccountDto'],
+    ['get', '/v1/audit-events', 'listAuditEvents', 'AuditEventPageDto'],
+    ['get', '/v1/mail/outbox', 'listMailOutbox', 'OutboxMessagePageDto'],
+    ['get', '/v1/members', 'listMembers', 'MemberPageDto'],
+    ['patch', '/v1/members/{user_id}', 'updateMember', 'MemberDto'],
+    ['get', '/v1/tokens', 'listTokens', 'TokenPageDto'],
+    ['post', '/v1/tokens', 'createToken', 'CreatedTokenDto'],
+    ['delete', '/v1/tokens/{id}', 'revokeToken', 'TokenDto'],
+  ];
+
+  it.each(ROUTES)(
+    '%s %s (%s) with its response schema and error envelope',
+    (method, path, operationId, response) => {
+      const op = doc.paths?.[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.operationId).toBe(operationId);
+      const success = op.responses['200'] ?? op.responses['201'];
+      expect(JSON.stringify(success)).toContain(`#/components/schemas/${response}`);
+      const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400);
+      expect(errors.length).toBeGreaterThan(0);
+      for (const s of errors) expect(JSON.stringify(op.responses[s])).toContain('ApiErrorEnvelope');
+    },
+  );
+
+  it('request bodies and query parameters use the snake_case field names of the DTOs', () => {
+    const create = doc.components.schemas.CreatePortalUserDto;
+    expect(Object.keys(create.properties).sort(byText)).toEqual([
+      'account_id',
+      'email',
+      'external_id',
+      'name',
+      'send_invitation',
+    ]);
+    expect(create.required.sort(byText)).toEqual(['email', 'name']);
+    const params = doc.paths['/v1/portal-users'].get.parameters
+      .map((p: Json) => p.name)
+      .sort(byText);
+    expect(params).toEqual(['account_id', 'cursor', 'limit', 'q', 'status']);
+    expect(Object.keys(doc.components.schemas.PortalUserDto.properties)).toContain(
+      'invitation_expires_at',
+    );
+  });
+});
