@@ -1,0 +1,278 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager, QueryResult } from 'typeorm';
+import { McpConfirmationEntity, type ConfirmationStatus } from './mcp-confirmation.entity.js';
+import { unreachable } from './unreachable.util.js';
+
+/** A confirmation to record; it expires `ttlSeconds` after the database's `now()`. */
+export interface NewConfirmation {
+  organizationId: string;
+  tokenId: string;
+  userId: string;
+  tool: string;
+  argumentsDigest: string;
+  targetType: string;
+  targetId: string;
+  message: string;
+  protocolVersion: string;
+  clientName: string | null;
+  requestId: string;
+  ttlSeconds: number;
+}
+
+/** What a confirmation is bound to. A transition applies only to a row bound to exactly this. */
+export interface ConfirmationBinding {
+  organizationId: string;
+  tokenId: string;
+  userId: string;
+  tool: string;
+  argumentsDigest: string;
+}
+
+/**
+ * What a ledger call found or did:
+ * - `consumed` / `declined`: this caller's conditional UPDATE changed the row (the single winner);
+ * - `pending`: still waiting for the person (only from {@link ConfirmationLedger.inspect});
+ * - `replayed`: the row was already consumed or declined;
+ * - `expired`: the row lapsed (a lapsed row still pending is marked `expired` on the way);
+ * - `mismatch`: the row is bound to another organisation, token, person, tool or arguments;
+ * - `missing`: no such row.
+ */
+export type LedgerTransition =
+  { outcome: 'consumed' | 'declined'; confirmation: McpConfirmationEntity } | LedgerInspection;
+
+/** What {@link ConfirmationLedger.inspect} can find (it never records a decision). */
+export type LedgerInspection =
+  | {
+      outcome: 'pending' | 'replayed' | 'expired' | 'mismatch';
+      confirmation: McpConfirmationEntity;
+    }
+  | { outcome: 'missing' };
+
+interface ConfirmationRow {
+  id: string;
+  lapsed?: boolean;
+  organization_id: string;
+  token_id: string;
+  user_id: string;
+  tool: string;
+  arguments_digest: string;
+  target_type: string;
+  target_id: string;
+  message: string;
+  status: ConfirmationStatus;
+  protocol_version: string;
+  client_name: string | null;
+  created_at: Date;
+  expires_at: Date;
+  decided_at: Date | null;
+  tool_call_id: string | null;
+  request_id: string;
+}
+
+const COLUMNS = `id, organization_id, token_id, user_id, tool, arguments_digest, target_type, target_id,
+  message, status, protocol_version, client_name, created_at, expires_at, decided_at, tool_call_id, request_id`;
+
+/** The row must still be bound to what the caller presents ($2…$6). */
+const BOUND = `organization_id = $2 AND token_id = $3 AND user_id = $4 AND tool = $5 AND arguments_digest = $6`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * All SQL about confirmations. Every state change is a conditional UPDATE whose affected-row count
+ * decides the outcome, so exactly one caller wins whatever the number of replicas.
+ * Database failures propagate unchanged; the service turns them into `confirmation_unavailable`.
+ */
+@Injectable()
+export class ConfirmationLedger {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async create(input: NewConfirmation): Promise<McpConfirmationEntity> {
+    const result = await this.run(
+      `INSERT INTO mcp_confirmations (organization_id, token_id, user_id, tool, arguments_digest, target_type,
+              target_id, message, protocol_version, client_name, request_id, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + $12::int * interval '1 second')
+       RETURNING ${COLUMNS}`,
+      [
+        input.organizationId,
+        input.tokenId,
+        input.userId,
+        input.tool,
+        input.argumentsDigest,
+        input.targetType,
+        input.targetId,
+        input.message,
+        input.protocolVersion,
+        input.clientName,
+        input.requestId,
+        input.ttlSeconds,
+      ],
+    );
+    const row = result.records[0];
+    if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
+    return toConfirmation(row);
+  }
+
+  /** pending → consumed, if still pending, unexpired and bound to `binding`. */
+  consume(id: string, binding: ConfirmationBinding): Promise<LedgerTransition> {
+    return this.decide(id, binding, 'consumed');
+  }
+
+  /** pending → declined, if still pending, unexpired and bound to `binding`. */
+  decline(id: string, binding: ConfirmationBinding): Promise<LedgerTransition> {
+    return this.decide(id, binding, 'declined');
+  }
+
+  /**
+   * Where a confirmation stands, without deciding it (the person's answer was missing): `pending`,
+   * `replayed`, `expired` (a lapsed pending row is marked so), `mismatch` or `missing`.
+   */
+  inspect(id: string, binding: ConfirmationBinding): Promise<LedgerInspection> {
+    if (!UUID.test(id)) return Promise.resolve({ outcome: 'missing' });
+    return this.settle(id, binding);
+  }
+
+  /** pending → expired, only if the row has lapsed by the database's clock. True if it changed. */
+  async expire(id: string, binding: ConfirmationBinding): Promise<boolean> {
+    if (!UUID.test(id)) return false;
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET status = 'expired'
+        WHERE id = $1 AND status = 'pending' AND expires_at <= now() AND ${BOUND}
+        RETURNING id`,
+      [id, ...bindingParams(binding)],
+    );
+    return result.affected === 1;
+  }
+
+  /**
+   * Records which MCP call a consumed confirmation authorized. Idempotent for the same call; false
+   * when the row is not consumed or already names another call. `manager`: the caller's
+   * transaction (e.g. the one that writes the call history row).
+   */
+  async attachToolCall(id: string, toolCallId: string, manager?: EntityManager): Promise<boolean> {
+    if (!UUID.test(id) || !UUID.test(toolCallId)) return false;
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET tool_call_id = $2
+        WHERE id = $1 AND status = 'consumed' AND (tool_call_id IS NULL OR tool_call_id = $2)
+        RETURNING id`,
+      [id, toolCallId],
+      manager,
+    );
+    return result.affected === 1;
+  }
+
+  /** The organisation's confirmation, or null (also for another organisation's id). */
+  async findById(organizationId: string, id: string): Promise<McpConfirmationEntity | null> {
+    if (!UUID.test(id) || !UUID.test(organizationId)) return null;
+    const result = await this.run(
+      `SELECT ${COLUMNS} FROM mcp_confirmations WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    const row = result.records[0];
+    return row === undefined ? null : toConfirmation(row);
+  }
+
+  private async decide(
+    id: string,
+    binding: ConfirmationBinding,
+    to: 'consumed' | 'declined',
+  ): Promise<LedgerTransition> {
+    if (!UUID.test(id)) return { outcome: 'missing' };
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET status = $7, decided_at = now()
+        WHERE id = $1 AND status = 'pending' AND expires_at > now() AND ${BOUND}
+        RETURNING ${COLUMNS}`,
+      [id, ...bindingParams(binding), to],
+    );
+    const won = result.records[0];
+    if (result.affected === 1 && won !== undefined) {
+      return { outcome: to, confirmation: toConfirmation(won) };
+    }
+    // The conditional UPDATE changed nothing: read the row to say why.
+    const found = await this.settle(id, binding);
+    // A bound, unlapsed, pending row would have matched the UPDATE; should one still show up
+    // here, refuse it as lapsed (ask again) rather than let a second caller through.
+    return found.outcome === 'pending' ? { ...found, outcome: 'expired' } : found;
+  }
+
+  /** Reads the row and says where it stands; a lapsed pending row is marked `expired`. */
+  private async settle(id: string, binding: ConfirmationBinding): Promise<LedgerInspection> {
+    const result = await this.run(
+      `SELECT ${COLUMNS}, expires_at <= now() AS lapsed FROM mcp_confirmations WHERE id = $1`,
+      [id],
+    );
+    const row = result.records[0];
+    if (row === undefined) return { outcome: 'missing' };
+    const confirmation = toConfirmation(row);
+    if (!isBoundTo(confirmation, binding)) return { outcome: 'mismatch', confirmation };
+    switch (confirmation.status) {
+      case 'consumed':
+      case 'declined':
+        return { outcome: 'replayed', confirmation };
+      case 'expired':
+        return { outcome: 'expired', confirmation };
+      case 'pending': {
+        if (row.lapsed !== true) return { outcome: 'pending', confirmation };
+        if (await this.expire(id, binding)) confirmation.status = 'expired';
+        return { outcome: 'expired', confirmation };
+      }
+      default:
+        return unreachable(confirmation.status);
+    }
+  }
+
+  private async run(
+    sql: string,
+    params: unknown[],
+    manager?: EntityManager,
+  ): Promise<QueryResult<ConfirmationRow>> {
+    const shared = manager?.queryRunner;
+    if (shared !== undefined) {
+      const result: QueryResult<ConfirmationRow> = await shared.query(sql, params, true);
+      return result;
+    }
+    const runner = this.ds.createQueryRunner();
+    try {
+      const result: QueryResult<ConfirmationRow> = await runner.query(sql, params, true);
+      return result;
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+function bindingParams(b: ConfirmationBinding): string[] {
+  return [b.organizationId, b.tokenId, b.userId, b.tool, b.argumentsDigest];
+}
+
+function isBoundTo(c: McpConfirmationEntity, b: ConfirmationBinding): boolean {
+  return (
+    c.organizationId === b.organizationId &&
+    c.tokenId === b.tokenId &&
+    c.userId === b.userId &&
+    c.tool === b.tool &&
+    c.argumentsDigest === b.argumentsDigest
+  );
+}
+
+function toConfirmation(row: ConfirmationRow): McpConfirmationEntity {
+  return Object.assign(new McpConfirmationEntity(), {
+    id: row.id,
+    organizationId: row.organization_id,
+    tokenId: row.token_id,
+    userId: row.user_id,
+    tool: row.tool,
+    argumentsDigest: row.arguments_digest,
+    targetType: row.target_type,
+    targetId: row.target_id,
+    message: row.message,
+    status: row.status,
+    protocolVersion: row.protocol_version,
+    clientName: row.client_name,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    decidedAt: row.decided_at,
+    toolCallId: row.tool_call_id,
+    requestId: row.request_id,
+  });
+}

@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AppConfig } from '@app/config';
+import { argumentsDigest } from './arguments-digest.util.js';
+import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
+import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
+import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
+import { McpConfirmationEntity } from './mcp-confirmation.entity.js';
+import { RequestStateCodec } from './request-state.codec.js';
+
+const KEY = 'unit-test-confirmation-key-0123456789abcdef';
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+
+function row(over: Partial<McpConfirmationEntity> = {}): McpConfirmationEntity {
+  return Object.assign(new McpConfirmationEntity(), {
+    id: randomUUID(),
+    organizationId: randomUUID(),
+    tokenId: randomUUID(),
+    userId: randomUUID(),
+    tool: 'delete_portal_user',
+    argumentsDigest: argumentsDigest({ id: 'pu-1' }),
+    targetType: 'portal_user',
+    targetId: 'pu-1',
+    message: 'Delete portal user Ana?',
+    status: 'pending',
+    protocolVersion: '2026-07-28',
+    clientName: null,
+    createdAt: NOW,
+    expiresAt: new Date(NOW.getTime() + 600_500),
+    decidedAt: null,
+    toolCallId: null,
+    requestId: 'req-1',
+    ...over,
+  });
+}
+
+/**
+ * A real ledger over a DataSource that was never connected: any call that is not stubbed fails,
+ * and the spies prove which ones were made.
+ */
+function setup() {
+  const ledger = new ConfirmationLedger(
+    new DataSource({ type: 'postgres', url: 'postgres://x@127.0.0.1:1/x' }),
+  );
+  const spies = {
+    create: vi.spyOn(ledger, 'create'),
+    consume: vi.spyOn(ledger, 'consume'),
+    decline: vi.spyOn(ledger, 'decline'),
+    inspect: vi.spyOn(ledger, 'inspect'),
+    expire: vi.spyOn(ledger, 'expire'),
+    attachToolCall: vi.spyOn(ledger, 'attachToolCall'),
+  };
+  const config = Object.assign(new AppConfig(), {
+    confirmationKeys: [KEY],
+    confirmationTtlSeconds: 600,
+  });
+  const service = new ConfirmationService(ledger, new RequestStateCodec([KEY]), config);
+  return { service, spies, ledger };
+}
+
+async function asked(s: ReturnType<typeof setup>, r = row(), args: unknown = { id: 'pu-1' }) {
+  s.spies.create.mockResolvedValueOnce(r);
+  const result = await s.service.ask({
+    organizationId: r.organizationId,
+    tokenId: r.tokenId,
+    userId: r.userId,
+    tool: r.tool,
+    args,
+    targetType: r.targetType,
+    targetId: r.targetId,
+    message: r.message,
+    protocolVersion: r.protocolVersion,
+    clientName: undefined,
+    requestId: r.requestId,
+  });
+  const binding: RedeemBinding = {
+    organizationId: r.organizationId,
+    tokenId: r.tokenId,
+    userId: r.userId,
+    tool: r.tool,
+    args,
+  };
+  const bound: ConfirmationBinding = {
+    organizationId: r.organizationId,
+    tokenId: r.tokenId,
+    userId: r.userId,
+    tool: r.tool,
+    argumentsDigest: r.argumentsDigest,
+  };
+  return { result, binding, bound, row: r };
+}
+
+function untouched(spies: ReturnType<typeof setup>['spies']): void {
+  expect(spies.consume).not.toHaveBeenCalled();
+  expect(spies.decline).not.toHaveBeenCalled();
+  expect(spies.inspect).not.toHaveBeenCalled();
+  expect(spies.expire).not.toHaveBeenCalled();
+}
+
+describe('ConfirmationService (ledger stubbed)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('ask records the digest and TTL, and signs a state whose claims match the row', async () => {
+    const s = setup();
+    const { result, row: r } = await asked(s);
+    expect(s.spies.create).toHaveBeenCalledWith(
+      expect.objectContaining({
+        argumentsDigest: argumentsDigest({ id: 'pu-1' }),
+        ttlSeconds: 600,
+        clientName: null,
+      }),
+    );
+    expect(result).toMatchObject({ confirmationId: r.id, expiresAt: r.expiresAt });
+    const verdict = new RequestStateCodec([KEY]).verify(result.requestState);
+    expect(verdict).toEqual({
+      ok: true,
+      claims: {
+        confirmationId: r.id,
+        organizationId: r.organizationId,
+        tokenId: r.tokenId,
+        userId: r.userId,
+        tool: r.tool,
+        argumentsDigest: r.argumentsDigest,
+        // Rounded up so the state never lapses before its row.
+        expiresAtUnix: Math.ceil(r.expiresAt.getTime() / 1000),
+      },
+    });
+  });
+
+  it('a bad MAC or a malformed state is tampered, and the ledger is not touched', async () => {
+    const s = setup();
+    const { result, binding } = await asked(s);
+    const forged = `${result.requestState.slice(0, -2)}AA`;
+    expect(await s.service.redeem(forged, binding, 'accept')).toEqual({
+      kind: 'tampered',
+      reason: 'bad_mac',
+    });
+    expect(await s.service.redeem('garbage', binding, 'accept')).toEqual({
+      kind: 'tampered',
+      reason: 'malformed',
+    });
+    expect(await s.service.inspect(forged, binding)).toEqual({
+      kind: 'tampered',
+      reason: 'bad_mac',
+    });
+    const foreign = new ConfirmationService(
+      s.ledger,
+      new RequestStateCodec(['another-deployment-key-0123456789abcdef']),
+      new AppConfig(),
+    );
+    expect(await foreign.redeem(result.requestState, binding, 'decline')).toEqual({
+      kind: 'tampered',
+      reason: 'bad_mac',
+    });
+    untouched(s.spies);
+  });
+
+  it.each([
+    ['organizationId', randomUUID(), 'other_organization'],
+    ['tokenId', randomUUID(), 'other_token'],
+    ['userId', randomUUID(), 'other_user'],
+    ['tool', 'delete_account', 'other_tool'],
+    ['args', { id: 'pu-2' }, 'other_arguments'],
+  ] as const)(
+    'another %s is tampered (%s), checked before the ledger',
+    async (field, value, reason) => {
+      const s = setup();
+      const { result, binding } = await asked(s);
+      const other = { ...binding, [field]: value };
+      expect(await s.service.redeem(result.requestState, other, 'accept')).toEqual({
+        kind: 'tampered',
+        reason,
+      });
+      expect(await s.service.inspect(result.requestState, other)).toEqual({
+        kind: 'tampered',
+        reason,
+      });
+      untouched(s.spies);
+    },
+  );
+
+  it('the same arguments in another key order are the same call', async () => {
+    const s = setup();
+    const args = { id: 'pu-1', hard: true };
+    const r = row({ argumentsDigest: argumentsDigest(args) });
+    const { result, binding } = await asked(s, r, args);
+    s.spies.consume.mockResolvedValueOnce({ outcome: 'consumed', confirmation: r });
+    const reordered = { ...binding, args: { hard: true, id: 'pu-1' } };
+    expect(await s.service.redeem(result.requestState, reordered, 'accept')).toEqual({
+      kind: 'consumed',
+      confirmationId: r.id,
+    });
+  });
+
+  it('a state past its exp is expired without consuming; closing the row is best effort', async () => {
+    const s = setup();
+    const { result, binding, bound, row: r } = await asked(s);
+    vi.setSystemTime(new Date(r.expiresAt.getTime() + 1_000));
+    s.spies.expire.mockRejectedValueOnce(new Error('connection refused'));
+    expect(await s.service.redeem(result.requestState, binding, 'accept')).toEqual({
+      kind: 'expired',
+      confirmationId: r.id,
+    });
+    expect(s.spies.expire).toHaveBeenCalledWith(r.id, bound);
+    s.spies.expire.mockResolvedValueOnce(true);
+    expect(await s.service.inspect(result.requestState, binding)).toEqual({
+      kind: 'expired',
+      confirmationId: r.id,
+    });
+    expect(s.spies.consume).not.toHaveBeenCalled();
+    expect(s.spies.decline).not.toHaveBeenCalled();
+    expect(s.spies.inspect).not.toHaveBeenCalled();
+  });
+
+  it('maps each ledger outcome; accept consumes, decline declines, with the claims as binding', async () => {
+    const s = setup();
+    const { result, binding, bound, row: r } = await asked(s);
+    const state = result.requestState;
+    const id = r.id;
+
+    s.spies.consume.mockResolvedValueOnce({ outcome: 'consumed', confirmation: r });
+    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
+      kind: 'consumed',
+      confirmationId: id,
+    });
+    expect(s.spies.consume).toHaveBeenCalledWith(id, bound);
+    expect(s.spies.decline).not.toHaveBeenCalled();
+
+    s.spies.decline.mockResolvedValueOnce({ outcome: 'declined', confirmation: r });
+    expect(await s.service.redeem(state, binding, 'decline')).toEqual({
+      kind: 'declined',
+      confirmationId: id,
+    });
+    expect(s.spies.decline).toHaveBeenCalledWith(id, bound);
+
+    s.spies.consume.mockResolvedValueOnce({ outcome: 'replayed', confirmation: r });
+    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
+      kind: 'replayed',
+      confirmationId: id,
+    });
+    s.spies.consume.mockResolvedValueOnce({ outcome: 'expired', confirmation: r });
+    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
+      kind: 'expired',
+      confirmationId: id,
+    });
+    s.spies.consume.mockResolvedValueOnce({ outcome: 'missing' });
+    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
+      kind: 'expired',
+      confirmationId: id,
+    });
+    s.spies.consume.mockResolvedValueOnce({ outcome: 'pending', confirmation: r });
+    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
+      kind: 'expired',
+      confirmationId: id,
+    });
+    s.spies.consume.mockResolvedValueOnce({ outcome: 'mismatch', confirmation: r });
+    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
+      kind: 'tampered',
+      reason: 'ledger_mismatch',
+    });
+
+    s.spies.inspect.mockResolvedValueOnce({ outcome: 'pending', confirmation: r });
+    expect(await s.service.inspect(state, binding)).toEqual({
+      kind: 'pending',
+      confirmationId: id,
+    });
+    s.spies.inspect.mockResolvedValueOnce({ outcome: 'replayed', confirmation: r });
+    expect(await s.service.inspect(state, binding)).toEqual({
+      kind: 'replayed',
+      confirmationId: id,
+    });
+    s.spies.inspect.mockResolvedValueOnce({ outcome: 'mismatch', confirmation: r });
+    expect(await s.service.inspect(state, binding)).toEqual({
+      kind: 'tampered',
+      reason: 'ledger_mismatch',
+    });
+  });
+
+  it('any ledger failure becomes ConfirmationUnavailableError (code confirmation_unavailable, cause kept)', async () => {
+    const s = setup();
+    const { result, binding } = await asked(s);
+    const down = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    s.spies.consume.mockRejectedValueOnce(down);
+    s.spies.decline.mockRejectedValueOnce(down);
+    s.spies.inspect.mockRejectedValueOnce(down);
+    s.spies.attachToolCall.mockRejectedValueOnce(down);
+    s.spies.create.mockRejectedValueOnce(down);
+
+    const redeemed = s.service.redeem(result.requestState, binding, 'accept');
+    await expect(redeemed).rejects.toBeInstanceOf(ConfirmationUnavailableError);
+    await expect(redeemed).rejects.toMatchObject({ code: 'confirmation_unavailable', cause: down });
+    await expect(s.service.redeem(result.requestState, binding, 'decline')).rejects.toBeInstanceOf(
+      ConfirmationUnavailableError,
+    );
+    await expect(s.service.inspect(result.requestState, binding)).rejects.toBeInstanceOf(
+      ConfirmationUnavailableError,
+    );
+    await expect(s.service.attachToolCall(randomUUID(), randomUUID())).rejects.toBeInstanceOf(
+      ConfirmationUnavailableError,
+    );
+    await expect(asked(s, row())).rejects.toBeInstanceOf(ConfirmationUnavailableError);
+  });
+});

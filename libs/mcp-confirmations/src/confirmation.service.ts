@@ -1,0 +1,281 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+import { argumentsDigest } from './arguments-digest.util.js';
+import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
+import {
+  elicitationRequest,
+  parseAnswer,
+  type ConfirmationAnswer,
+  type ConfirmationElicitationRequest,
+} from './confirmation-elicitation.util.js';
+import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
+import { sanitizeForPrompt } from './prompt-text.util.js';
+import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';
+import { unreachable } from './unreachable.util.js';
+
+export interface AskInput {
+  organizationId: string;
+  tokenId: string;
+  userId: string;
+  tool: string;
+  /** The tool call's `arguments`, exactly as received. */
+  args: unknown;
+  /** The record the tool acts on, e.g. `portal_user` + its id. */
+  targetType: string;
+  targetId: string;
+  /** The message shown to the person (record text already passed through sanitizeForPrompt). */
+  message: string;
+  protocolVersion: string;
+  clientName: string | null | undefined;
+  requestId: string;
+}
+
+export interface AskResult {
+  confirmationId: string;
+  requestState: string;
+  expiresAt: Date;
+}
+
+/** Who presents a `requestState`, and for which call: from the authenticated request, never the state. */
+export interface RedeemBinding {
+  organizationId: string;
+  tokenId: string;
+  userId: string;
+  tool: string;
+  args: unknown;
+}
+
+/**
+ * Why a `requestState` was refused before anything ran (the executor answers JSON-RPC -32602):
+ * not ours (`malformed`, `bad_mac`), or ours but presented by another organisation, token or person,
+ * for another tool or other arguments, or bound differently in the ledger than in its claims.
+ */
+export type TamperReason =
+  | 'malformed'
+  | 'bad_mac'
+  | 'other_organization'
+  | 'other_token'
+  | 'other_user'
+  | 'other_tool'
+  | 'other_arguments'
+  | 'ledger_mismatch';
+
+/**
+ * - `consumed`: this caller won the confirmation; run the tool once.
+ * - `declined`: the person declined or cancelled; nothing runs (`USER_DECLINED`).
+ * - `pending`: still waiting for an answer (only from `inspect`); ask again.
+ * - `replayed`: already consumed or declined; nothing runs (`confirmation_replayed`).
+ * - `expired`: lapsed, whatever the answer; ask again.
+ * - `tampered`: refused before touching the ledger; nothing runs (JSON-RPC -32602).
+ * One union for both `redeem` and `inspect`, so one exhaustive switch handles either.
+ */
+export type RedeemOutcome =
+  | { kind: 'consumed'; confirmationId: string }
+  | { kind: 'declined'; confirmationId: string }
+  | { kind: 'pending'; confirmationId: string }
+  | { kind: 'replayed'; confirmationId: string }
+  | { kind: 'expired'; confirmationId: string }
+  | { kind: 'tampered'; reason: TamperReason };
+
+/** What `redeem` can answer: everything but `pending`. */
+export type RedemptionOutcome = Exclude<RedeemOutcome, { kind: 'pending' }>;
+
+/** What `inspect` can answer: it never consumes or declines. */
+export type InspectOutcome = Exclude<RedeemOutcome, { kind: 'consumed' | 'declined' }>;
+
+type Checked =
+  | { tampered: Extract<RedeemOutcome, { kind: 'tampered' }> }
+  | {
+      tampered?: undefined;
+      confirmationId: string;
+      bound: ConfirmationBinding;
+      expiresAtUnix: number;
+    };
+
+/**
+ * Confirmation of destructive MCP tools: records the question, issues an integrity-protected
+ * `requestState`, and redeems the answer exactly once across replicas. Free of logging and
+ * metrics (the executor records them); every ledger failure becomes ConfirmationUnavailableError.
+ */
+@Injectable()
+export class ConfirmationService {
+  constructor(
+    private readonly ledger: ConfirmationLedger,
+    private readonly codec: RequestStateCodec,
+    private readonly config: AppConfig,
+  ) {}
+
+  argumentsDigest(args: unknown): string {
+    return argumentsDigest(args);
+  }
+
+  sanitizeForPrompt(text: string, maxLength = 120): string {
+    return sanitizeForPrompt(text, maxLength);
+  }
+
+  elicitationRequest(message: string): ConfirmationElicitationRequest {
+    return elicitationRequest(message);
+  }
+
+  parseAnswer(inputResponses: unknown, key?: string): ConfirmationAnswer {
+    return parseAnswer(inputResponses, key);
+  }
+
+  /** Records a pending confirmation and returns the `requestState` that references it. */
+  async ask(input: AskInput): Promise<AskResult> {
+    const digest = argumentsDigest(input.args);
+    const confirmation = await this.unlessUnavailable(() =>
+      this.ledger.create({
+        organizationId: input.organizationId,
+        tokenId: input.tokenId,
+        userId: input.userId,
+        tool: input.tool,
+        argumentsDigest: digest,
+        targetType: input.targetType,
+        targetId: input.targetId,
+        message: input.message,
+        protocolVersion: input.protocolVersion,
+        clientName: input.clientName ?? null,
+        requestId: input.requestId,
+        ttlSeconds: this.config.confirmationTtlSeconds,
+      }),
+    );
+    const requestState = this.codec.sign({
+      confirmationId: confirmation.id,
+      organizationId: confirmation.organizationId,
+      tokenId: confirmation.tokenId,
+      userId: confirmation.userId,
+      tool: confirmation.tool,
+      argumentsDigest: confirmation.argumentsDigest,
+      // Rounded up: the state never lapses before its row (the database's clock decides that).
+      expiresAtUnix: Math.ceil(confirmation.expiresAt.getTime() / 1000),
+    });
+    return { confirmationId: confirmation.id, requestState, expiresAt: confirmation.expiresAt };
+  }
+
+  /**
+   * Redeems the person's answer (as read by parseAnswer; on `missing` call {@link inspect}).
+   * The MAC and the binding are checked before the ledger is touched; then one conditional
+   * UPDATE decides the single winner across replicas.
+   */
+  async redeem(
+    requestState: unknown,
+    binding: RedeemBinding,
+    answer: 'accept' | 'decline',
+  ): Promise<RedemptionOutcome> {
+    const checked = this.check(requestState, binding);
+    if (checked.tampered !== undefined) return checked.tampered;
+    const { confirmationId, bound } = checked;
+    if (this.lapsed(checked.expiresAtUnix)) return this.expireQuietly(confirmationId, bound);
+
+    const transition = await this.unlessUnavailable(() =>
+      answer === 'accept'
+        ? this.ledger.consume(confirmationId, bound)
+        : this.ledger.decline(confirmationId, bound),
+    );
+    switch (transition.outcome) {
+      case 'consumed':
+        return { kind: 'consumed', confirmationId };
+      case 'declined':
+        return { kind: 'declined', confirmationId };
+      case 'replayed':
+        return { kind: 'replayed', confirmationId };
+      case 'pending': // not returned by consume/decline; never let it through
+      case 'expired':
+      case 'missing': // a row that no longer exists cannot be redeemed: ask again
+        return { kind: 'expired', confirmationId };
+      case 'mismatch':
+        return { kind: 'tampered', reason: 'ledger_mismatch' };
+      default:
+        return unreachable(transition);
+    }
+  }
+
+  /**
+   * Where a presented `requestState` stands when the answer is missing: `pending` (ask the same
+   * question again), `replayed`, `expired` or `tampered`. Checks exactly what `redeem` checks, so a
+   * tampered state is refused whether or not an answer came with it. Changes no decision.
+   */
+  async inspect(requestState: unknown, binding: RedeemBinding): Promise<InspectOutcome> {
+    const checked = this.check(requestState, binding);
+    if (checked.tampered !== undefined) return checked.tampered;
+    const { confirmationId, bound } = checked;
+    if (this.lapsed(checked.expiresAtUnix)) return this.expireQuietly(confirmationId, bound);
+
+    const found = await this.unlessUnavailable(() => this.ledger.inspect(confirmationId, bound));
+    switch (found.outcome) {
+      case 'pending':
+        return { kind: 'pending', confirmationId };
+      case 'replayed':
+        return { kind: 'replayed', confirmationId };
+      case 'expired':
+      case 'missing':
+        return { kind: 'expired', confirmationId };
+      case 'mismatch':
+        return { kind: 'tampered', reason: 'ledger_mismatch' };
+      default:
+        return unreachable(found);
+    }
+  }
+
+  /** Links a consumed confirmation to the MCP call it authorized (see ConfirmationLedger). */
+  attachToolCall(confirmationId: string, toolCallId: string): Promise<boolean> {
+    return this.unlessUnavailable(() => this.ledger.attachToolCall(confirmationId, toolCallId));
+  }
+
+  /** MAC, then binding; no I/O. */
+  private check(requestState: unknown, binding: RedeemBinding): Checked {
+    const verdict = this.codec.verify(requestState);
+    if (!verdict.ok) return { tampered: { kind: 'tampered', reason: verdict.reason } };
+    const claims = verdict.claims;
+    const mismatch = bindingMismatch(claims, binding);
+    if (mismatch !== undefined) return { tampered: { kind: 'tampered', reason: mismatch } };
+    return {
+      confirmationId: claims.confirmationId,
+      bound: {
+        organizationId: claims.organizationId,
+        tokenId: claims.tokenId,
+        userId: claims.userId,
+        tool: claims.tool,
+        argumentsDigest: claims.argumentsDigest,
+      },
+      expiresAtUnix: claims.expiresAtUnix,
+    };
+  }
+
+  private lapsed(expiresAtUnix: number): boolean {
+    return expiresAtUnix * 1000 <= Date.now();
+  }
+
+  /**
+   * Lapsed by its own authenticated claims: refusing it needs no state change. Closing a row still
+   * pending is bookkeeping only, so a store failure here is not the caller's problem.
+   */
+  private async expireQuietly(
+    confirmationId: string,
+    bound: ConfirmationBinding,
+  ): Promise<{ kind: 'expired'; confirmationId: string }> {
+    await this.ledger.expire(confirmationId, bound).catch(() => false);
+    return { kind: 'expired', confirmationId };
+  }
+
+  private async unlessUnavailable<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw new ConfirmationUnavailableError(err);
+    }
+  }
+}
+
+function bindingMismatch(
+  claims: RequestStateClaims,
+  binding: RedeemBinding,
+): TamperReason | undefined {
+  if (claims.organizationId !== binding.organizationId) return 'other_organization';
+  if (claims.tokenId !== binding.tokenId) return 'other_token';
+  if (claims.userId !== binding.userId) return 'other_user';
+  if (claims.tool !== binding.tool) return 'other_tool';
+  if (claims.argumentsDigest !== argumentsDigest(binding.args)) return 'other_arguments';
+  return undefined;
+}

@@ -1,0 +1,39 @@
+export { McpConfirmationsModule } from './mcp-confirmations.module.js';
+export {
+  ConfirmationService,
+  type AskInput,
+  type AskResult,
+  type InspectOutcome,
+  type RedeemBinding,
+  type RedeemOutcome,
+  type RedemptionOutcome,
+  type TamperReason,
+} from './confirmation.service.js';
+export {
+  ConfirmationLedger,
+  type ConfirmationBinding,
+  type LedgerInspection,
+  type LedgerTransition,
+  type NewConfirmation,
+} from './confirmation.ledger.js';
+export {
+  MAX_REQUEST_STATE_LENGTH,
+  RequestStateCodec,
+  type RequestStateClaims,
+  type RequestStateVerdict,
+} from './request-state.codec.js';
+export { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
+export {
+  CONFIRMATION_STATUSES,
+  McpConfirmationEntity,
+  type ConfirmationStatus,
+} from './mcp-confirmation.entity.js';
+export { argumentsDigest, canonicalJson, MAX_ARGUMENTS_DEPTH } from './arguments-digest.util.js';
+export { sanitizeForPrompt } from './prompt-text.util.js';
+export {
+  CONFIRMATION_INPUT_KEY,
+  elicitationRequest,
+  parseAnswer,
+  type ConfirmationAnswer,
+  type ConfirmationElicitationRequest,
+} from './confirmation-elicitation.util.js';
