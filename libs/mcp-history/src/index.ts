@@ -1,0 +1,24 @@
+export { McpHistoryModule } from './mcp-history.module.js';
+export { ToolCallEntity } from './tool-call.entity.js';
+export { ToolCallHistory, type ToolCallRow } from './tool-call.history.js';
+export { toolCallsListQuery, type ToolCallFilter } from './tool-calls.repository.js';
+export {
+  confirmationsListQuery,
+  type ConfirmationFilter,
+} from './confirmation-history.repository.js';
+export type { SqlQuery } from './newest-first-query.util.js';
+export {
+  ListToolCallsQueryDto,
+  TOOL_CALL_ERAS,
+  ToolCallDto,
+  ToolCallIdParamsDto,
+  ToolCallPageDto,
+} from './tool-call.dto.js';
+export {
+  ConfirmationDetailDto,
+  ConfirmationDto,
+  ConfirmationIdParamsDto,
+  ConfirmationPageDto,
+  ListConfirmationsQueryDto,
+} from './confirmation-history.dto.js';
+export { MCP_HISTORY_ENDPOINTS } from './mcp-history.endpoints.js';

@@ -1,0 +1,102 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsISO8601, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { OutNumber } from './out-number.decorator.js';
+
+export const TOOL_CALL_ERAS = ['2025', '2026-07-28'] as const;
+
+const ISO_MESSAGE = { message: 'must be an ISO 8601 date-time' };
+
+export class ToolCallIdParamsDto {
+  @ApiProperty({ format: 'uuid', description: 'Tool call id.' })
+  @IsUUID('all')
+  id: string;
+}
+
+/** `GET /v1/mcp/tool-calls` filters (+ `limit`, `cursor`). */
+export class ListToolCallsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Only calls of this tool (exact name).', maxLength: 200 })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(200)
+  tool?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Only calls with this status: `ok`, `input_required`, an error code, or `rpc_error:<code>`.',
+    maxLength: 100,
+  })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(100)
+  status?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only calls by this person (user id).' })
+  @IsOptional()
+  @IsUUID('all')
+  user?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'Only calls made with this token (token id).',
+  })
+  @IsOptional()
+  @IsUUID('all')
+  token?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only calls from this MCP client (its name, exact).',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(200)
+  client?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Calls at or after this instant.' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, ISO_MESSAGE)
+  since?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Calls before this instant.' })
+  @IsOptional()
+  @IsISO8601({ strict: true }, ISO_MESSAGE)
+  until?: string;
+}
+
+export class ToolCallDto {
+  @Out.uuid() id: string;
+  @Out.string({ description: 'The tool name (`unknown` for a name not in the registry).' })
+  tool: string;
+  @Out.string({ description: '`ok`, `input_required`, an error code, or `rpc_error:<code>`.' })
+  status: string;
+  @Out.boolean({ description: 'Whether the call ended in a tool error result.' }) is_error: boolean;
+  @Out.enum(TOOL_CALL_ERAS, { description: 'The MCP protocol era of the request.' }) era: string;
+  @Out.string() protocol_version: string;
+  @Out.string({ nullable: true, description: 'The MCP client (or token) name.' }) client_name:
+    string | null;
+  @Out.uuid({ description: 'The person (user id) behind the token.' }) user_id: string;
+  @Out.uuid({ description: 'The token used (its id, never its secret).' }) token_id: string;
+  @OutNumber({ description: 'Server-side duration in milliseconds.' }) duration_ms: number;
+  @Out.uuid({ nullable: true, description: 'The confirmation presented with the call, if any.' })
+  confirmation_id: string | null;
+  @Out.string() request_id: string;
+  @Out.string({
+    nullable: true,
+    description: 'sha-256 hex of the canonical JSON arguments (never the arguments).',
+  })
+  arguments_digest: string | null;
+  @Out.dateTime() created_at: string;
+}
+
+export class ToolCallPageDto {
+  @Out.nested(() => ToolCallDto, { isArray: true }) data: ToolCallDto[];
+  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
+  next_cursor: string | null;
+}

@@ -1,0 +1,49 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+@Entity({ name: 'mcp_tool_calls' })
+export class ToolCallEntity {
+  @PrimaryColumn('uuid')
+  id: string;
+
+  @Column({ name: 'organization_id', type: 'uuid' })
+  organizationId: string;
+
+  @Column({ name: 'token_id', type: 'uuid' })
+  tokenId: string;
+
+  @Column({ name: 'user_id', type: 'uuid' })
+  userId: string;
+
+  @Column({ type: 'text' })
+  tool: string;
+
+  @Column({ name: 'client_name', type: 'text', nullable: true })
+  clientName: string | null;
+
+  @Column({ type: 'text' })
+  era: '2025' | '2026-07-28';
+
+  @Column({ name: 'protocol_version', type: 'text' })
+  protocolVersion: string;
+
+  @Column({ type: 'text' })
+  status: string;
+
+  @Column({ name: 'is_error', type: 'boolean' })
+  isError: boolean;
+
+  @Column({ name: 'duration_ms', type: 'double precision' })
+  durationMs: number;
+
+  @Column({ name: 'confirmation_id', type: 'uuid', nullable: true })
+  confirmationId: string | null;
+
+  @Column({ name: 'request_id', type: 'text' })
+  requestId: string;
+
+  @Column({ name: 'arguments_digest', type: 'text', nullable: true })
+  argumentsDigest: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

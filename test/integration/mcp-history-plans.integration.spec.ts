@@ -1,0 +1,153 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolCallsListQuery, type ToolCallFilter } from '@app/mcp-history';
+import { createTestDatabase, type TestDatabase } from '@app/testing';
+
+/**
+ * The call-history list must stay an index range read whatever an organisation's history size:
+ * 100k rows for one organisation (and some for another), then EXPLAIN of the exact statement the
+ * repository runs, for each filter.
+ */
+const ROWS = 100_000;
+const OTHER_ROWS = 5_000;
+const TOOLS = 12;
+const USERS = 20;
+const TOKENS = 40;
+const CLIENTS = 4;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+}
+
+describe('mcp_tool_calls list query plans (100k rows)', () => {
+  let db: TestDatabase;
+  let client: Client;
+  const org = randomUUID();
+  const otherOrg = randomUUID();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    client = new Client({ connectionString: db.url });
+    await client.connect();
+    await client.query(
+      `INSERT INTO organizations (id, slug, name) VALUES ($1, 'plans', 'Plans'), ($2, 'other', 'Other')`,
+      [org, otherOrg],
+    );
+    const seed = `
+      INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version, status,
+                                  is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
+      SELECT gen_random_uuid(), $1::uuid,
+             md5('token-' || (i % ${TOKENS}))::uuid, md5('user-' || (i % ${USERS}))::uuid,
+             'tool_' || (i % ${TOOLS}), 'client-' || (i % ${CLIENTS}),
+             CASE WHEN i % 2 = 0 THEN '2025' ELSE '2026-07-28' END, '2025-06-18',
+             CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
+             i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,
+             timestamptz '2026-01-01T00:00:00Z' + i * interval '1 second'
+        FROM generate_series(1, $2::int) AS i`;
+    await client.query(seed, [org, ROWS]);
+    await client.query(seed, [otherOrg, OTHER_ROWS]);
+    await client.query('ANALYZE mcp_tool_calls');
+  }, 180_000);
+
+  afterAll(async () => {
+    await client?.end();
+    await db?.dispose();
+  });
+
+  async function explain(
+    filter: Omit<ToolCallFilter, 'organizationId' | 'take'>,
+  ): Promise<PlanNode[]> {
+    const q = toolCallsListQuery({ organizationId: org, take: 21, ...filter });
+    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+      `EXPLAIN (FORMAT JSON) ${q.text}`,
+      q.params,
+    );
+    return nodesOf(rows[0]['QUERY PLAN'][0].Plan);
+  }
+
+  it.each<[string, Omit<ToolCallFilter, 'organizationId' | 'take'>, string]>([
+    ['(a) no filter', {}, 'ix_mcp_tool_calls_org_created'],
+    ['(b) tool', { tool: 'tool_3' }, 'ix_mcp_tool_calls_org_tool'],
+    ['(c) status, common', { status: 'ok' }, 'ix_mcp_tool_calls_org_status'],
+    ['(c) status, rare', { status: 'VALIDATION_ERROR' }, 'ix_mcp_tool_calls_org_status'],
+    ['(d) user', { userId: user(7) }, 'ix_mcp_tool_calls_org_user'],
+    ['token', { tokenId: token(11) }, 'ix_mcp_tool_calls_org_token'],
+    ['client', { clientName: 'client-2' }, 'ix_mcp_tool_calls_org_client'],
+    [
+      'a later page with a time range',
+      {
+        since: '2026-01-01T06:00:00Z',
+        until: '2026-01-01T12:00:00Z',
+        after: ['2026-01-01T09:00:00.000000Z', randomUUID()],
+      },
+      'ix_mcp_tool_calls_org_created',
+    ],
+    [
+      'tool, later page',
+      { tool: 'tool_5', after: ['2026-01-01T09:00:00.000000Z', randomUUID()] },
+      'ix_mcp_tool_calls_org_tool',
+    ],
+  ])(
+    '%s: an index range read in keyset order (no Seq Scan, no Sort)',
+    async (_name, filter, index) => {
+      const nodes = await explain(filter);
+      // e.g. ["Limit", "Index Scan on mcp_tool_calls using ix_mcp_tool_calls_org_tool"]
+      const plan = nodes.map(
+        (n) =>
+          `${n['Node Type']}${n['Relation Name'] ? ` on ${n['Relation Name']}` : ''}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}`,
+      );
+      expect(plan).not.toContainEqual(expect.stringMatching(/^Seq Scan on mcp_tool_calls|Sort/));
+      expect(plan).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^(Index|Index Only|Bitmap Index) Scan.* using ${index}$`),
+        ),
+      );
+    },
+  );
+
+  it('the explained statement answers: this organisation only, newest first, and the next page after the cursor', async () => {
+    const newest = ROWS - (ROWS % TOOLS); // the last i with i % TOOLS = 0
+    const first = toolCallsListQuery({ organizationId: org, take: 3, tool: 'tool_0' });
+    const { rows } = await client.query<{ id: string; request_id: string; cursor_ts: string }>(
+      first.text,
+      first.params,
+    );
+    expect(rows.map((r) => r.request_id)).toEqual([
+      `req-${newest}`,
+      `req-${newest - TOOLS}`,
+      `req-${newest - 2 * TOOLS}`,
+    ]);
+    const last = rows[2];
+    const next = toolCallsListQuery({
+      organizationId: org,
+      take: 1,
+      tool: 'tool_0',
+      after: [last.cursor_ts, last.id],
+    });
+    const page2 = await client.query<{ request_id: string }>(next.text, next.params);
+    expect(page2.rows.map((r) => r.request_id)).toEqual([`req-${newest - 3 * TOOLS}`]);
+    const all = await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM mcp_tool_calls`);
+    expect(Number(all.rows[0].n)).toBe(ROWS + OTHER_ROWS);
+  });
+});
+
+const user = (n: number): string => uuidOfMd5(`user-${n}`);
+const token = (n: number): string => uuidOfMd5(`token-${n}`);
+
+/** `md5(text)::uuid` as Postgres computes it. */
+function uuidOfMd5(text: string): string {
+  const hex = createHashHex(text);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function createHashHex(text: string): string {
+  return createHash('md5').update(text).digest('hex');
+}
