@@ -11,7 +11,10 @@ export interface TestServer {
   db: TestDatabase;
   server: RunningServer;
   /** fetch against the server with an optional bearer token (a demo token name or a raw secret). */
-  request(path: string, init?: RequestInit & { token?: keyof DemoTokenSecrets | string; json?: unknown }): Promise<Response>;
+  request(
+    path: string,
+    init?: RequestInit & { token?: keyof DemoTokenSecrets | string; json?: unknown },
+  ): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -29,6 +32,9 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
       port: 0,
       logLevel: 'silent',
       databaseUrl: db.url,
+      // The embedded Postgres is one backend session: one pool connection keeps statements from
+      // different connections from interleaving (see docs/adr/0003).
+      ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
       confirmationKeys: [randomBytes(32).toString('hex')],
       rateLimitPerIpPerMinute: 100_000,
       rateLimitPerTokenPerMinute: 100_000,
@@ -45,9 +51,14 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
     request: (path, init = {}) => {
       const { token, json, headers, ...rest } = init;
       const h = new Headers(headers);
-      if (token !== undefined) h.set('authorization', `Bearer ${(tokens as Record<string, string>)[token] ?? token}`);
+      if (token !== undefined)
+        h.set('authorization', `Bearer ${(tokens as Record<string, string>)[token] ?? token}`);
       if (json !== undefined) h.set('content-type', 'application/json');
-      return fetch(`${server.url}${path}`, { ...rest, headers: h, body: json === undefined ? rest.body : JSON.stringify(json) });
+      return fetch(`${server.url}${path}`, {
+        ...rest,
+        headers: h,
+        body: json === undefined ? rest.body : JSON.stringify(json),
+      });
     },
     close: async () => {
       await server.close();

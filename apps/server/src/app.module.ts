@@ -12,6 +12,13 @@ import { HealthModule } from '@app/health';
 import { BearerAuthGuard, IdentityModule } from '@app/identity';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
+import { McpHistoryModule } from '@app/mcp-history';
+import { McpServerModule } from '@app/mcp-server';
+import { PortalUsersModule } from '@app/portal-users';
+import { AccountsModule } from '@app/accounts';
+import { AuditTrailModule } from '@app/audit-trail';
+import { MailModule } from '@app/mail';
+import { OrgAdminModule } from '@app/org-admin';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
 const MCP_PATH = '/mcp';
@@ -26,7 +33,11 @@ export class AppModule {
         ConfigModule.forRoot(config),
         ClsModule.forRoot({
           global: true,
-          middleware: { mount: true, generateId: true, idGenerator: (req: IncomingMessage & { id?: string }) => String(req.id) },
+          middleware: {
+            mount: true,
+            generateId: true,
+            idGenerator: (req: IncomingMessage & { id?: string }) => String(req.id),
+          },
         }),
         LoggerModule.forRoot({
           pinoHttp: {
@@ -34,11 +45,19 @@ export class AppModule {
             genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? '',
             autoLogging: { ignore: (req) => QUIET_PATHS.test(req.url ?? '') },
             redact: {
-              paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-dispatch"]'],
+              paths: [
+                'req.headers.authorization',
+                'req.headers.cookie',
+                'req.headers["x-internal-dispatch"]',
+              ],
               censor: '[redacted]',
             },
             serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+              req: (req: { id: string; method: string; url: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: req.url,
+              }),
             },
           },
         }),
@@ -49,6 +68,13 @@ export class AppModule {
         AccessModule,
         RateLimitModule,
         DemoModule,
+        AuditTrailModule,
+        MailModule,
+        AccountsModule,
+        PortalUsersModule,
+        OrgAdminModule,
+        McpHistoryModule,
+        McpServerModule,
       ],
       providers: [
         {

@@ -8,6 +8,7 @@ import { poolStats } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
 import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
+import { registerMcpTransportSecurity } from '@app/mcp-server';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
@@ -24,7 +25,8 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     logger: false,
     genReqId: (raw: IncomingMessage) => {
       const incoming = raw.headers['x-request-id'];
-      const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      const id =
+        typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
       // pino-http and the request context read the same id off the raw request.
       (raw as IncomingMessage & { id?: string }).id = id;
       return id;
@@ -59,6 +61,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   const metrics = app.get(MetricsService);
   const dataSource = app.get(DataSource);
   metrics.setPoolStatsSource(() => poolStats(dataSource));
+  registerMcpTransportSecurity(fastify, config, metrics);
   registerHttpMetrics(fastify, metrics);
   registerIpRateLimit(fastify, app.get(RateLimitService), (path) => {
     if (path === '/mcp') metrics.recordTransportRejection('rate_limited');
@@ -72,7 +75,9 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
     app,
     new DocumentBuilder()
       .setTitle('Platform API')
-      .setDescription('Organisations, members, portal users, customer accounts, tokens and the audit trail.')
+      .setDescription(
+        'Organisations, members, portal users, customer accounts, tokens and the audit trail.',
+      )
       .setVersion('1')
       .addBearerAuth()
       .addServer(config.baseUrl)

@@ -43,7 +43,10 @@ async function embeddedConfirmationKey(dataDir: string): Promise<string> {
  * Starts the whole server: the database (external, or the embedded one, migrated), the Nest app
  * on Fastify, and (optionally) the demo organisation. `main.ts` and the tests share it.
  */
-export async function startServer(config: AppConfig, options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: AppConfig,
+  options: StartOptions = {},
+): Promise<RunningServer> {
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = config.databaseUrl;
   if (databaseUrl === undefined) {
@@ -51,8 +54,12 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     await mkdir(dataDir, { recursive: true });
     embedded = await EmbeddedPostgres.start({ dataDir: join(dataDir, 'pgdata') });
     databaseUrl = embedded.url;
+    // One backend session behind the socket: a single pool connection keeps statements from
+    // different connections from interleaving (docs/adr/0003).
+    config.dbPoolSize = 1;
     await migrate(databaseUrl, 'up');
-    if (config.confirmationKeys.length === 0) config.confirmationKeys = [await embeddedConfirmationKey(dataDir)];
+    if (config.confirmationKeys.length === 0)
+      config.confirmationKeys = [await embeddedConfirmationKey(dataDir)];
   }
 
   let app: NestFastifyApplication | undefined;
@@ -67,6 +74,8 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
 
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
+    // PORT=0 (tests): the bound port is the one clients see, in 401 challenges and OAuth metadata too.
+    config.port = port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
     const running: RunningServer = {
@@ -80,14 +89,22 @@ export async function startServer(config: AppConfig, options: StartOptions = {})
     };
 
     const seeder = app.get(DemoSeeder);
-    const mode = options.seedDemo ?? (embedded ? 'if-empty' : 'never');
+    const mode =
+      options.seedDemo ?? ((config.seedDemo ?? embedded !== undefined) ? 'if-empty' : 'never');
     if (mode === 'always' || (mode === 'if-empty' && !(await seeder.isSeeded()))) {
       running.demoTokens = await seeder.seed();
-      if (options.writeDemoTokens ?? embedded !== undefined) {
+      if (options.writeDemoTokens ?? true) {
+        await mkdir(resolve(config.dataDir), { recursive: true });
         const base = config.publicBaseUrl ?? url;
-        const file: DemoTokens = { mcpUrl: `${base}/mcp`, apiUrl: `${base}/v1`, tokens: running.demoTokens };
+        const file: DemoTokens = {
+          mcpUrl: `${base}/mcp`,
+          apiUrl: `${base}/v1`,
+          tokens: running.demoTokens,
+        };
         running.demoTokensFile = resolve(config.dataDir, 'demo-tokens.json');
-        await writeFile(running.demoTokensFile, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+        await writeFile(running.demoTokensFile, `${JSON.stringify(file, null, 2)}\n`, {
+          mode: 0o600,
+        });
       }
     } else if (embedded !== undefined) {
       running.demoTokensFile = resolve(config.dataDir, 'demo-tokens.json');

@@ -20,7 +20,10 @@ async function run(): Promise<void> {
     }
     throw err;
   }
-  const embedded = config.databaseUrl === undefined ? await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') }) : undefined;
+  const embedded =
+    config.databaseUrl === undefined
+      ? await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') })
+      : undefined;
   try {
     const report = await migrate(config.databaseUrl ?? embedded!.url, action);
     process.stdout.write(`${JSON.stringify({ action, ...report })}\n`);

@@ -40,7 +40,8 @@ export class ActiveMembershipCheck implements AccessCheck {
 @Injectable()
 export class TokenScopeCheck implements AccessCheck {
   check(p: Principal, r: AccessRequirement): DomainError | null {
-    if (r.scope === undefined || scopesReach(p.scopes, r.scope.resource, r.scope.access)) return null;
+    if (r.scope === undefined || scopesReach(p.scopes, r.scope.resource, r.scope.access))
+      return null;
     const required = scopeOf(r.scope.resource, r.scope.access);
     const oauthWrite = p.tokenKind === 'oauth' && r.scope.access === 'write';
     const advice = oauthWrite

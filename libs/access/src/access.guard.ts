@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC, RequestContext } from '@app/identity';
 import type { AccessRequirement } from './access-requirement.js';
 import { AccessPolicy } from './access.policy.js';
-import { ACCESS_REQUIREMENT } from './requires-access.decorator.js';
+import { ACCESS_PER_OPERATION, ACCESS_REQUIREMENT } from './requires-access.decorator.js';
 
 /** Runs the four checks on every authenticated REST route (membership checks even without a requirement). */
 @Injectable()
@@ -17,7 +17,12 @@ export class AccessGuard implements CanActivate {
   canActivate(ctx: ExecutionContext): boolean {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const requirement = this.reflector.getAllAndOverride<AccessRequirement | undefined>(ACCESS_REQUIREMENT, targets) ?? {};
+    if (this.reflector.getAllAndOverride<boolean>(ACCESS_PER_OPERATION, targets)) return true;
+    const requirement =
+      this.reflector.getAllAndOverride<AccessRequirement | undefined>(
+        ACCESS_REQUIREMENT,
+        targets,
+      ) ?? {};
     this.policy.assert(this.context.principal, requirement);
     return true;
   }

@@ -11,7 +11,14 @@ import { AccessPolicy } from './access.policy.js';
 
 @Module({
   imports: [IdentityModule],
-  providers: [KeyOwnerMembershipCheck, ActiveMembershipCheck, TokenScopeCheck, PermissionCheck, AccessPolicy, AccessGuard],
+  providers: [
+    KeyOwnerMembershipCheck,
+    ActiveMembershipCheck,
+    TokenScopeCheck,
+    PermissionCheck,
+    AccessPolicy,
+    AccessGuard,
+  ],
   exports: [AccessPolicy, AccessGuard],
 })
 export class AccessModule {}

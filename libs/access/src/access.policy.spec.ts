@@ -20,7 +20,12 @@ function principal(over: Partial<Principal> = {}): Principal {
     userId: 'u1',
     userEmail: 'ana@acme.test',
     userName: 'Ana',
-    membership: { id: 'm1', status: 'active', role: 'member', permissions: ['portal_users.read', 'portal_users.manage'] },
+    membership: {
+      id: 'm1',
+      status: 'active',
+      role: 'member',
+      permissions: ['portal_users.read', 'portal_users.manage'],
+    },
     ...over,
   };
 }
@@ -51,11 +56,15 @@ describe('the four checks, each on its own', () => {
 
   it('scope: write implies read; missing write names the scope and the token kind', () => {
     const c = new TokenScopeCheck();
-    expect(c.check(principal(), { scope: { resource: 'portal_users', access: 'read' } })).toBeNull();
+    expect(
+      c.check(principal(), { scope: { resource: 'portal_users', access: 'read' } }),
+    ).toBeNull();
     const e = c.check(principal(), { scope: { resource: 'accounts', access: 'write' } });
     expect(e?.code).toBe('insufficient_scope');
     expect(e?.details).toMatchObject({ required_scope: 'accounts:write', token_kind: 'personal' });
-    expect(c.check(principal(), { scope: { resource: 'audit', access: 'read' } })?.code).toBe('insufficient_scope');
+    expect(c.check(principal(), { scope: { resource: 'audit', access: 'read' } })?.code).toBe(
+      'insufficient_scope',
+    );
   });
 
   it('scope: an OAuth token asking for write is told OAuth is read-only and a personal token can write', () => {
@@ -74,7 +83,9 @@ describe('the four checks, each on its own', () => {
     expect(e?.details).toMatchObject({ permission: 'portal_users.delete' });
     expect(e?.message).toMatch(/organisation admin can grant it/);
     const p = principal();
-    expect(c.check({ ...p, membership: { ...p.membership!, permissions: ['admin'] } }, deletePortalUser)).toBeNull();
+    expect(
+      c.check({ ...p, membership: { ...p.membership!, permissions: ['admin'] } }, deletePortalUser),
+    ).toBeNull();
   });
 });
 
@@ -88,13 +99,23 @@ describe('AccessPolicy order', () => {
 
   it('returns the first failure: member → active → scope → permission', () => {
     const p = principal({ scopes: [] });
-    expect(policy.evaluate({ ...p, membership: null }, deletePortalUser)?.code).toBe('key_owner_not_member');
-    expect(policy.evaluate({ ...p, membership: { ...principal().membership!, status: 'inactive' } }, deletePortalUser)?.code).toBe(
-      'membership_inactive',
+    expect(policy.evaluate({ ...p, membership: null }, deletePortalUser)?.code).toBe(
+      'key_owner_not_member',
     );
+    expect(
+      policy.evaluate(
+        { ...p, membership: { ...principal().membership!, status: 'inactive' } },
+        deletePortalUser,
+      )?.code,
+    ).toBe('membership_inactive');
     expect(policy.evaluate(p, deletePortalUser)?.code).toBe('insufficient_scope');
     expect(policy.evaluate(principal(), deletePortalUser)?.code).toBe('insufficient_permission');
-    expect(policy.evaluate(principal(), { scope: { resource: 'portal_users', access: 'write' }, permission: 'portal_users.manage' })).toBeNull();
+    expect(
+      policy.evaluate(principal(), {
+        scope: { resource: 'portal_users', access: 'write' },
+        permission: 'portal_users.manage',
+      }),
+    ).toBeNull();
   });
 
   it('membership checks apply even when an operation needs no scope or permission', () => {

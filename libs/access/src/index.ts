@@ -9,4 +9,9 @@ export {
 export { AccessPolicy } from './access.policy.js';
 export { AccessGuard } from './access.guard.js';
 export { AccessModule } from './access.module.js';
-export { RequiresAccess, ACCESS_REQUIREMENT } from './requires-access.decorator.js';
+export {
+  ACCESS_PER_OPERATION,
+  ACCESS_REQUIREMENT,
+  ChecksAccessPerOperation,
+  RequiresAccess,
+} from './requires-access.decorator.js';

@@ -1,0 +1,17 @@
+export { McpServerModule } from './mcp-server.module.js';
+export {
+  createMcpEndpoint,
+  MCP_CAPABILITIES,
+  MCP_SERVER_NAME,
+  MCP_SERVER_TITLE,
+  TOOLS_LIST_CACHE,
+} from './mcp-endpoint.factory.js';
+export { MCP_SERVER_INSTRUCTIONS } from './mcp-server.instructions.js';
+export {
+  evaluateTransport,
+  registerMcpTransportSecurity,
+  transportPolicyOf,
+  type TransportSecurityPolicy,
+  type TransportVerdict,
+} from './mcp-transport-security.hook.js';
+export type { ProtectedResourceMetadata } from './protected-resource-metadata.controller.js';

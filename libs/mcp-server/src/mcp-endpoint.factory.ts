@@ -1,0 +1,114 @@
+import { Logger, type FactoryProvider } from '@nestjs/common';
+import {
+  McpEndpointService,
+  type McpCacheHint,
+  type McpHandlerOutcome,
+  type McpServerCapabilities,
+} from '@app/mcp-transport';
+import {
+  assertFirstPage,
+  PromptsHandler,
+  ResourcesHandler,
+  ToolCatalog,
+  ToolExecutor,
+  type McpCallExtra,
+} from '@app/mcp-tools';
+import { MCP_SERVER_INSTRUCTIONS } from './mcp-server.instructions.js';
+import { McpRequestMetrics } from './mcp-request.metrics.js';
+import { readServerVersion } from './server-version.js';
+
+export const MCP_SERVER_NAME = 'platform-mcp';
+export const MCP_SERVER_TITLE = 'Platform';
+
+/**
+ * Legacy advertises `logging` because 2025 clients may call `logging/setLevel` (the endpoint
+ * answers it; we emit no log notifications). 2026-07-28 deprecates logging, so modern does not.
+ * Neither advertises `listChanged`/`subscribe`: the set never changes at run time and the
+ * stateless transport has no stream to announce it on.
+ */
+export const MCP_CAPABILITIES: { legacy: McpServerCapabilities; modern: McpServerCapabilities } = {
+  legacy: { tools: {}, resources: {}, prompts: {}, logging: {} },
+  modern: { tools: {}, resources: {}, prompts: {} },
+};
+
+/**
+ * `tools/list` is the same for every token (PRODUCT §7: every tool is listed for everyone; the
+ * call-time checks say what is missing), and changes only with a deployment, so it may be shared
+ * across authorization contexts for five minutes.
+ */
+export const TOOLS_LIST_CACHE: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
+
+export interface McpEndpointDependencies {
+  catalog: ToolCatalog;
+  executor: ToolExecutor;
+  resources: ResourcesHandler;
+  prompts: PromptsHandler;
+  requestMetrics: McpRequestMetrics;
+  logger: Pick<Logger, 'error'>;
+  version: string;
+}
+
+/** The one MCP endpoint: server identity, capabilities, and the `method → handler` map. */
+export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointService<McpCallExtra> {
+  const { catalog, executor, resources, prompts, requestMetrics, logger } = deps;
+  return new McpEndpointService<McpCallExtra>({
+    serverInfo: { name: MCP_SERVER_NAME, version: deps.version, title: MCP_SERVER_TITLE },
+    instructions: MCP_SERVER_INSTRUCTIONS,
+    capabilities: MCP_CAPABILITIES,
+    handlers: {
+      'tools/list': async (params, ctx) => {
+        assertFirstPage(params);
+        return {
+          kind: 'complete',
+          result: { tools: catalog.list(ctx.protocolVersion) },
+          cache: TOOLS_LIST_CACHE,
+        };
+      },
+      'tools/call': async (params, ctx, extra) => {
+        const outcome: McpHandlerOutcome = await executor.call(params, ctx, extra);
+        if (outcome.kind === 'complete' && outcome.result.isError === true)
+          requestMetrics.markToolError();
+        return outcome;
+      },
+      'resources/list': (params, ctx) => resources.list(params, ctx),
+      'resources/templates/list': (params, ctx) => resources.listTemplates(params, ctx),
+      'resources/read': (params, ctx, extra) => resources.read(params, ctx, extra),
+      'prompts/list': (params, ctx) => prompts.list(params, ctx),
+      'prompts/get': (params, ctx, extra) => prompts.get(params, ctx, extra),
+    },
+    onInternalError: (error, ctx, extra) => {
+      logger.error(
+        {
+          err: error,
+          requestId: extra.requestId,
+          method: ctx.method,
+          era: ctx.era,
+          protocolVersion: ctx.protocolVersion,
+        },
+        'MCP request failed unexpectedly',
+      );
+    },
+    observe: (event) => requestMetrics.observe(event),
+  });
+}
+
+export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtra>> = {
+  provide: McpEndpointService,
+  inject: [ToolCatalog, ToolExecutor, ResourcesHandler, PromptsHandler, McpRequestMetrics],
+  useFactory: (
+    catalog: ToolCatalog,
+    executor: ToolExecutor,
+    resources: ResourcesHandler,
+    prompts: PromptsHandler,
+    requestMetrics: McpRequestMetrics,
+  ) =>
+    createMcpEndpoint({
+      catalog,
+      executor,
+      resources,
+      prompts,
+      requestMetrics,
+      logger: new Logger('McpEndpoint'),
+      version: readServerVersion(),
+    }),
+};

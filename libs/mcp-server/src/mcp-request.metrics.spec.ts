@@ -1,0 +1,93 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { McpObservation } from '@app/mcp-transport';
+import { MetricsService } from '@app/metrics';
+import { McpRequestMetrics } from './mcp-request.metrics.js';
+
+function setup() {
+  const service = new MetricsService();
+  const metrics = {
+    recordMcpRequest: vi.spyOn(service, 'recordMcpRequest'),
+    recordTransportRejection: vi.spyOn(service, 'recordTransportRejection'),
+  };
+  return { metrics, observer: new McpRequestMetrics(service) };
+}
+
+const event = (over: Partial<McpObservation>): McpObservation => ({
+  era: 'modern',
+  protocolVersion: '2026-07-28',
+  method: 'tools/call',
+  outcome: 'ok',
+  durationMs: 250,
+  ...over,
+});
+
+describe('McpRequestMetrics', () => {
+  it.each<[Partial<McpObservation>, string, string]>([
+    [{}, '2026-07-28', 'ok'],
+    [{ era: 'legacy', protocolVersion: '2025-06-18', method: 'tools/list' }, '2025', 'ok'],
+    [{ outcome: 'input_required' }, '2026-07-28', 'input_required'],
+    [{ outcome: 'rpc_error:-32602' }, '2026-07-28', 'protocol_error'],
+    [{ outcome: 'rpc_error:-32603' }, '2026-07-28', 'internal_error'],
+    [{ method: 'notifications/initialized', era: 'legacy' }, '2025', 'notification'],
+    [{ method: 'unknown', era: 'legacy' }, '2025', 'notification'],
+    [
+      { method: 'unknown', outcome: 'rpc_error:-32700', era: 'legacy' },
+      'unknown',
+      'protocol_error',
+    ],
+    [{ method: 'unknown', outcome: 'rpc_error:-32600' }, 'unknown', 'protocol_error'],
+    [{ method: 'unknown', outcome: 'rpc_error:-32601' }, '2026-07-28', 'protocol_error'],
+  ])('%o → era %s, outcome %s', (over, era, outcome) => {
+    const { metrics, observer } = setup();
+    observer.observe(event(over));
+    expect(metrics.recordMcpRequest).toHaveBeenCalledWith(
+      era,
+      over.method ?? 'tools/call',
+      outcome,
+      0.25,
+    );
+  });
+
+  it('counts a tools/call whose result is isError as tool_error, only within that message', async () => {
+    const { metrics, observer } = setup();
+    await observer.track(async () => {
+      observer.markToolError();
+      observer.observe(event({}));
+    });
+    await observer.track(async () => {
+      observer.observe(event({}));
+    });
+    observer.markToolError(); // outside any message: no effect, no throw
+    expect(metrics.recordMcpRequest.mock.calls.map((c: unknown[]) => c[2])).toEqual([
+      'tool_error',
+      'ok',
+    ]);
+  });
+
+  it('keeps concurrent messages apart', async () => {
+    const { metrics, observer } = setup();
+    const slowError = observer.track(async () => {
+      observer.markToolError();
+      await new Promise((r) => setTimeout(r, 10));
+      observer.observe(event({ method: 'tools/call' }));
+    });
+    const fastOk = observer.track(async () => {
+      observer.observe(event({ method: 'tools/list' }));
+    });
+    await Promise.all([slowError, fastOk]);
+    expect(metrics.recordMcpRequest).toHaveBeenCalledWith('2026-07-28', 'tools/list', 'ok', 0.25);
+    expect(metrics.recordMcpRequest).toHaveBeenCalledWith(
+      '2026-07-28',
+      'tools/call',
+      'tool_error',
+      0.25,
+    );
+  });
+
+  it('an unsupported 2025 protocol version (HTTP 400 envelope) is a transport rejection, not a request', () => {
+    const { metrics, observer } = setup();
+    observer.observe(event({ era: 'legacy', outcome: 'http_400', protocolVersion: 'unknown' }));
+    expect(metrics.recordTransportRejection).toHaveBeenCalledWith('unsupported_protocol_version');
+    expect(metrics.recordMcpRequest).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,67 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Injectable } from '@nestjs/common';
+import type { McpObservation } from '@app/mcp-transport';
+import { MetricsService, type McpEra, type McpRequestOutcome } from '@app/metrics';
+
+/** What a handler learns about its own message that the endpoint's observation cannot show. */
+interface MessageNotes {
+  toolError: boolean;
+}
+
+const NOTIFICATION_PREFIX = 'notifications/';
+const FRAMING_ERRORS = new Set(['rpc_error:-32700', 'rpc_error:-32600']);
+
+/**
+ * The endpoint's `observe` hook → `mcp_requests_total` / `mcp_request_duration_seconds`. A
+ * `tools/call` whose result is `isError` is still `ok` to the endpoint; the handler marks it through
+ * {@link markToolError} (per message, in AsyncLocalStorage) so it counts as `tool_error`.
+ */
+@Injectable()
+export class McpRequestMetrics {
+  private readonly notes = new AsyncLocalStorage<MessageNotes>();
+
+  constructor(private readonly metrics: MetricsService) {}
+
+  /** Runs one `endpoint.handle()` with its own notes. */
+  track<T>(handle: () => Promise<T>): Promise<T> {
+    return this.notes.run({ toolError: false }, handle);
+  }
+
+  markToolError(): void {
+    const notes = this.notes.getStore();
+    if (notes !== undefined) notes.toolError = true;
+  }
+
+  observe(event: McpObservation): void {
+    if (event.outcome.startsWith('http_')) {
+      // The only HTTP refusal the endpoint itself makes: a 2025 MCP-Protocol-Version it does not
+      // speak (400 envelope). It is a transport rejection, not a handled message.
+      this.metrics.recordTransportRejection('unsupported_protocol_version');
+      return;
+    }
+    this.metrics.recordMcpRequest(
+      eraLabel(event),
+      event.method,
+      this.outcomeLabel(event),
+      event.durationMs / 1000,
+    );
+  }
+
+  private outcomeLabel(event: McpObservation): McpRequestOutcome {
+    const { outcome, method } = event;
+    if (outcome === 'input_required') return 'input_required';
+    if (outcome === 'ok') {
+      // Notifications and (legacy) client responses are accepted with a 202; responses carry no
+      // method, so their label is `unknown` (a request with an unknown method is an rpc_error).
+      if (method === 'unknown' || method.startsWith(NOTIFICATION_PREFIX)) return 'notification';
+      return this.notes.getStore()?.toolError === true ? 'tool_error' : 'ok';
+    }
+    return outcome === 'rpc_error:-32603' ? 'internal_error' : 'protocol_error';
+  }
+}
+
+function eraLabel(event: McpObservation): McpEra {
+  // A body that is not one JSON-RPC message (unparseable, batch, not an object) has no era.
+  if (event.method === 'unknown' && FRAMING_ERRORS.has(event.outcome)) return 'unknown';
+  return event.era === 'modern' ? '2026-07-28' : '2025';
+}

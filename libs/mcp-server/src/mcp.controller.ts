@@ -1,0 +1,94 @@
+import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ChecksAccessPerOperation } from '@app/access';
+import { DomainError } from '@app/errors';
+import { Public, RequestContext } from '@app/identity';
+import { isAcceptable, McpEndpointService, type McpHttpRequest } from '@app/mcp-transport';
+import type { McpCallExtra } from '@app/mcp-tools';
+import { MetricsService } from '@app/metrics';
+import { McpRequestMetrics } from './mcp-request.metrics.js';
+
+const JSON_MEDIA_TYPE = 'application/json';
+
+/**
+ * `POST /mcp`, both protocol eras (the JSON-RPC core is `McpEndpointService`). By the time a POST
+ * reaches this adapter, the transport hook has checked Origin/Host, Fastify the body size (413),
+ * the global guards the bearer token (401) and the rate limits (429). Here: Accept (406), Content-Type
+ * (415), then the endpoint's answer is written as it is. Uses `@Res()` because the endpoint decides
+ * status, headers and body (including a bodiless 202).
+ */
+@ApiExcludeController()
+@Controller('mcp')
+export class McpController {
+  constructor(
+    private readonly endpoint: McpEndpointService<McpCallExtra>,
+    private readonly context: RequestContext,
+    private readonly requestMetrics: McpRequestMetrics,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  @Post()
+  @ChecksAccessPerOperation()
+  async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const headers = singleValued(request.headers);
+    if (!isAcceptable(headers.accept)) {
+      this.metrics.recordTransportRejection('not_acceptable');
+      throw new DomainError(
+        'NOT_ACCEPTABLE',
+        'This endpoint answers application/json; the Accept header must allow it (send "Accept: application/json, text/event-stream")',
+      );
+    }
+    if (!isJsonContentType(headers['content-type'])) {
+      throw new DomainError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'POST /mcp takes one JSON-RPC message as Content-Type: application/json',
+      );
+    }
+    // The app's JSON parser hands /mcp bodies over as the raw string; no body at all is "" (-32700).
+    const body = typeof request.body === 'string' ? request.body : '';
+    const message: McpHttpRequest = { headers, body, requestId: request.id };
+    const extra: McpCallExtra = { principal: this.context.principal, requestId: message.requestId };
+    const response = await this.requestMetrics.track(() => this.endpoint.handle(message, extra));
+    await reply.status(response.status).headers(response.headers).send(response.body);
+  }
+
+  /** No server-initiated stream (2025 GET) and no sessions to end (DELETE): 405, without a token. */
+  @Public()
+  @Get()
+  getStream(@Res({ passthrough: true }) reply: FastifyReply): never {
+    return this.methodNotAllowed(reply, 'GET');
+  }
+
+  @Public()
+  @Delete()
+  deleteSession(@Res({ passthrough: true }) reply: FastifyReply): never {
+    return this.methodNotAllowed(reply, 'DELETE');
+  }
+
+  private methodNotAllowed(reply: FastifyReply, method: string): never {
+    this.metrics.recordTransportRejection('method_not_allowed');
+    void reply.header('allow', 'POST');
+    throw new DomainError(
+      'METHOD_NOT_ALLOWED',
+      `${method} /mcp is not supported: this server is stateless and streams nothing; send each JSON-RPC message as a POST`,
+    );
+  }
+}
+
+/** Lower-cased names (Node already lower-cases them), one value each (repeats joined by ", "). */
+function singleValued(raw: FastifyRequest['headers']): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const semicolon = value.indexOf(';');
+  return (
+    (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase() === JSON_MEDIA_TYPE
+  );
+}

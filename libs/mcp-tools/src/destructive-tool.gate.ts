@@ -1,0 +1,222 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { toEnvelope, type ErrorEnvelope } from '@app/errors';
+import type { CallerContext } from '@app/identity';
+import {
+  ConfirmationService,
+  ConfirmationUnavailableError,
+  sanitizeForPrompt,
+  type RedeemOutcome,
+} from '@app/mcp-confirmations';
+import { MetricsService } from '@app/metrics';
+import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
+import { RestDispatcher } from './rest-dispatcher.js';
+import type { CompiledTool } from './tool-catalog.js';
+
+export type GateDecision =
+  | { kind: 'proceed'; confirmationId: string }
+  | {
+      kind: 'input_required';
+      confirmationId: string;
+      inputRequests: Record<string, unknown>;
+      requestState: string;
+    }
+  | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope };
+
+const INPUT_KEY = 'confirm';
+
+/** Form elicitation is declared as `elicitation: {}` (form implied) or `elicitation: { form: {} }`. */
+export function declaresFormElicitation(capabilities: Record<string, unknown>): boolean {
+  const e = capabilities.elicitation;
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
+  const modes = e as Record<string, unknown>;
+  return modes.form !== undefined || modes.url === undefined;
+}
+
+/**
+ * A destructive tool runs only after the person confirms, once per confirmation. 2026-07-28 with
+ * form elicitation: ask (input_required) → the retry redeems the ledger row atomically → the
+ * target is re-read → run. Anything else gets `confirmation_required`; nothing runs.
+ */
+@Injectable()
+export class DestructiveToolGate {
+  private readonly logger = new Logger(DestructiveToolGate.name);
+
+  constructor(
+    private readonly confirmations: ConfirmationService,
+    private readonly dispatcher: RestDispatcher,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async check(
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+    caller: CallerContext,
+  ): Promise<GateDecision> {
+    if (ctx.era === 'legacy' || !declaresFormElicitation(ctx.clientCapabilities)) {
+      return refused(
+        null,
+        'confirmation_required',
+        `${tool.def.name} is destructive and runs only after the person confirms it, which needs a client on ` +
+          'protocol revision 2026-07-28 that declares form elicitation. Nothing was run.',
+      );
+    }
+    const binding = {
+      organizationId: caller.principal.organizationId,
+      tokenId: caller.principal.tokenId,
+      userId: caller.principal.userId,
+      tool: tool.def.name,
+      args,
+    };
+    try {
+      const state = params.requestState;
+      if (state !== undefined) {
+        if (typeof state !== 'string')
+          throw new McpError(INVALID_PARAMS, 'Invalid params: requestState must be a string');
+        const responses = params.inputResponses;
+        if (
+          responses !== undefined &&
+          (responses === null || typeof responses !== 'object' || Array.isArray(responses))
+        ) {
+          throw new McpError(INVALID_PARAMS, 'Invalid params: inputResponses must be an object');
+        }
+        const answer = this.confirmations.parseAnswer(responses, INPUT_KEY);
+        const outcome: RedeemOutcome =
+          answer === 'missing'
+            ? await this.confirmations.inspect(state, binding)
+            : await this.confirmations.redeem(state, binding, answer);
+        return await this.afterRedeem(outcome, tool, args, ctx, caller);
+      }
+      return await this.ask(tool, args, ctx, caller);
+    } catch (err) {
+      if (err instanceof ConfirmationUnavailableError) {
+        this.metrics.recordConfirmation('refused_unavailable');
+        this.logger.error({ err, requestId: caller.requestId }, 'confirmation store unavailable');
+        return refused(
+          null,
+          'confirmation_unavailable',
+          'The server could not record the confirmation right now, so it refused the tool. Nothing was run; try again later.',
+        );
+      }
+      throw err;
+    }
+  }
+
+  private async afterRedeem(
+    outcome: RedeemOutcome,
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    ctx: McpRequestContext,
+    caller: CallerContext,
+  ): Promise<GateDecision> {
+    switch (outcome.kind) {
+      case 'tampered':
+        this.metrics.recordConfirmation('tampered');
+        throw new McpError(
+          INVALID_PARAMS,
+          'Invalid params: requestState is not valid for this call',
+          {
+            reason: 'invalid_request_state',
+          },
+        );
+      case 'expired':
+        this.metrics.recordConfirmation('expired');
+        return this.ask(tool, args, ctx, caller);
+      case 'pending':
+        // The answer was missing (or not a clear yes/no): ask the same question again.
+        return this.ask(tool, args, ctx, caller);
+      case 'replayed':
+        this.metrics.recordConfirmation('replayed');
+        return refused(
+          outcome.confirmationId,
+          'confirmation_replayed',
+          'This confirmation was already used; each one runs one call once. Call the tool again to be asked again. Nothing was run.',
+        );
+      case 'declined':
+        this.metrics.recordConfirmation('declined');
+        return refused(
+          outcome.confirmationId,
+          'USER_DECLINED',
+          'The user declined the confirmation. Nothing was changed.',
+        );
+      case 'consumed': {
+        this.metrics.recordConfirmation('accepted');
+        // Re-check that the target still exists (and is the record that was confirmed).
+        const current = await this.readTarget(tool, args, caller);
+        if ('envelope' in current)
+          return {
+            kind: 'refused',
+            confirmationId: outcome.confirmationId,
+            envelope: current.envelope,
+          };
+        return { kind: 'proceed', confirmationId: outcome.confirmationId };
+      }
+    }
+  }
+
+  private async ask(
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    ctx: McpRequestContext,
+    caller: CallerContext,
+  ): Promise<GateDecision> {
+    const spec = tool.def.confirmation!;
+    const target = await this.readTarget(tool, args, caller);
+    if ('envelope' in target)
+      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+    const message = spec.question(target.record, (v) => sanitizeForPrompt(String(v ?? '')));
+    const asked = await this.confirmations.ask({
+      organizationId: caller.principal.organizationId,
+      tokenId: caller.principal.tokenId,
+      userId: caller.principal.userId,
+      tool: tool.def.name,
+      args,
+      targetType: spec.targetType,
+      targetId: String(target.record.id ?? args.id),
+      message,
+      protocolVersion: ctx.protocolVersion,
+      clientName: caller.clientName,
+      requestId: caller.requestId,
+    });
+    this.metrics.recordConfirmation('asked');
+    return {
+      kind: 'input_required',
+      confirmationId: asked.confirmationId,
+      inputRequests: { [INPUT_KEY]: this.confirmations.elicitationRequest(message) },
+      requestState: asked.requestState,
+    };
+  }
+
+  /** Reads the record through its REST endpoint (so 404 and cross-tenant rules are the API's). */
+  private async readTarget(
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    caller: CallerContext,
+  ): Promise<{ record: Record<string, unknown> } | { envelope: ErrorEnvelope }> {
+    const spec = tool.def.confirmation!;
+    const id = typeof args.id === 'string' && args.id !== '' ? args.id : '-';
+    const res = await this.dispatcher.dispatch(
+      caller,
+      'GET',
+      spec.lookup.path.replace(':id', encodeURIComponent(id)),
+    );
+    if (res.status === 200 && res.body !== null && typeof res.body === 'object')
+      return { record: res.body as Record<string, unknown> };
+    const body = res.body as ErrorEnvelope | undefined;
+    if (body?.error?.code !== undefined && res.status < 500) return { envelope: body };
+    throw new Error(`Looking up ${spec.lookup.path} answered ${res.status}`);
+  }
+}
+
+function refused(
+  confirmationId: string | null,
+  code:
+    | 'confirmation_required'
+    | 'confirmation_unavailable'
+    | 'confirmation_replayed'
+    | 'USER_DECLINED',
+  message: string,
+): GateDecision {
+  return { kind: 'refused', confirmationId, envelope: toEnvelope(code, message) };
+}

@@ -1,0 +1,28 @@
+export { McpToolsModule } from './mcp-tools.module.js';
+export type { McpCallExtra } from './mcp-call-extra.js';
+export { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
+export {
+  ERROR_ENVELOPE_SCHEMA,
+  ToolCatalog,
+  compileTool,
+  pathParamsOf,
+  type CompiledTool,
+} from './tool-catalog.js';
+export { ToolExecutor } from './tool-executor.js';
+export { declaresFormElicitation } from './destructive-tool.gate.js';
+export {
+  errorResult,
+  successResult,
+  supportsStructuredContent,
+  type ToolResult,
+} from './tool-results.js';
+export type { ToolDefinition, ToolAnnotations } from './tool-definition.js';
+export { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
+export { TOOLS } from './tools.js';
+export {
+  AUTHORIZATION_REFUSED,
+  assertFirstPage,
+  ORGANIZATION_URI,
+  ResourcesHandler,
+} from './resources.handler.js';
+export { PromptsHandler } from './prompts.handler.js';

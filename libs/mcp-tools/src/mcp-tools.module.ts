@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { AccessModule } from '@app/access';
+import { IdentityModule } from '@app/identity';
+import { McpConfirmationsModule } from '@app/mcp-confirmations';
+import { McpHistoryModule } from '@app/mcp-history';
+import { DestructiveToolGate } from './destructive-tool.gate.js';
+import { PromptsHandler } from './prompts.handler.js';
+import { ResourcesHandler } from './resources.handler.js';
+import { RestDispatcher } from './rest-dispatcher.js';
+import { ToolCallObserver } from './tool-call.observer.js';
+import { ToolCatalog } from './tool-catalog.js';
+import { ToolExecutor } from './tool-executor.js';
+
+/** The MCP tools: registry, the one executor, in-process REST dispatch, confirmation gate. */
+@Module({
+  imports: [IdentityModule, AccessModule, McpConfirmationsModule, McpHistoryModule],
+  providers: [
+    RestDispatcher,
+    ToolCatalog,
+    ToolExecutor,
+    DestructiveToolGate,
+    ToolCallObserver,
+    ResourcesHandler,
+    PromptsHandler,
+  ],
+  exports: [RestDispatcher, ToolCatalog, ToolExecutor, ResourcesHandler, PromptsHandler],
+})
+export class McpToolsModule {}

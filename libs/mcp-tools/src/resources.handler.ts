@@ -1,0 +1,286 @@
+import { Injectable } from '@nestjs/common';
+import { AccessPolicy } from '@app/access';
+import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@app/errors';
+import type { CallerContext } from '@app/identity';
+import {
+  INVALID_PARAMS,
+  McpError,
+  type McpCacheHint,
+  type McpHandlerOutcome,
+  type McpRequestContext,
+} from '@app/mcp-transport';
+import type { McpCallExtra } from './mcp-call-extra.js';
+import { RestDispatcher } from './rest-dispatcher.js';
+import { pathParamsOf, ToolCatalog, type CompiledTool } from './tool-catalog.js';
+
+/**
+ * JSON-RPC error code for an authorization refusal on `resources/read` and `prompts/get` (those
+ * results have no `isError`, so the refusal cannot be a result as it is for tools). It sits in the
+ * application range, outside -32768..-32000 (reserved by JSON-RPC, and -32020..-32099 by MCP), so no
+ * client mistakes it for a protocol code; 403 echoes the REST status. `message` is the envelope's
+ * message (it names who can fix it) and `data` is the whole API envelope
+ * (`{"error":{"code":"insufficient_scope",…}}`), the same vocabulary tools return in `isError`.
+ */
+export const AUTHORIZATION_REFUSED = -31403;
+
+/** The four authorization outcomes (PRODUCT §2.1), as their envelope codes. */
+const AUTHORIZATION_CODES: ReadonlySet<string> = new Set([
+  'key_owner_not_member',
+  'membership_inactive',
+  'insufficient_scope',
+  'insufficient_permission',
+]);
+
+export function authorizationRefused(envelope: ErrorEnvelope): McpError {
+  return new McpError(AUTHORIZATION_REFUSED, envelope.error.message, envelope);
+}
+
+export function refusalOf(error: DomainError): McpError {
+  return authorizationRefused(error.toEnvelope());
+}
+
+/**
+ * Every list here is one page: a cursor we never issued is invalid (-32602, pagination utility).
+ */
+export function assertFirstPage(params: Record<string, unknown>): void {
+  if (params.cursor !== undefined) {
+    throw new McpError(
+      INVALID_PARAMS,
+      'Invalid params: unknown cursor (this list has a single page)',
+      {
+        cursor: params.cursor,
+      },
+    );
+  }
+}
+
+/** The caller as the REST layer sees an MCP dispatch (channel `mcp`, the client's own name). */
+export function callerOf(ctx: McpRequestContext, extra: McpCallExtra): CallerContext {
+  return {
+    principal: extra.principal,
+    channel: 'mcp',
+    clientName: ctx.clientInfo?.name ?? extra.principal.clientName,
+    confirmationId: null,
+    requestId: extra.requestId,
+  };
+}
+
+const MIME_TYPE = 'application/json';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Static lists change only with a deployment and are the same for every token. */
+const LIST_CACHE: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
+/** A record is the caller's and may change at any time. */
+const READ_CACHE: McpCacheHint = { ttlMs: 0, cacheScope: 'private' };
+
+export const ORGANIZATION_URI = 'platform://organization';
+
+interface ResourceTemplateSpec {
+  uriTemplate: string;
+  /** The URI up to `{id}`. */
+  prefix: string;
+  name: string;
+  title: string;
+  description: string;
+  /** The read tool whose endpoint, scope and permission the resource reuses. */
+  tool: string;
+}
+
+/** Records readable by id: the same endpoint and authorization as their `get_*` tool. */
+const TEMPLATES: readonly ResourceTemplateSpec[] = [
+  {
+    uriTemplate: 'platform://portal-users/{id}',
+    prefix: 'platform://portal-users/',
+    name: 'portal-user',
+    title: 'Portal user',
+    description:
+      'One portal user of your organisation as JSON (the same record get_portal_user returns). {id} is the portal user id (uuid).',
+    tool: 'get_portal_user',
+  },
+  {
+    uriTemplate: 'platform://accounts/{id}',
+    prefix: 'platform://accounts/',
+    name: 'account',
+    title: 'Customer account',
+    description:
+      'One customer account of your organisation as JSON (the same record get_account returns). {id} is the account id (uuid).',
+    tool: 'get_account',
+  },
+];
+
+const ORGANIZATION = {
+  uri: ORGANIZATION_URI,
+  name: 'organization',
+  title: 'Your organisation',
+  description:
+    'The organisation this connection acts in: its id, slug and name, the person who authorized the client with their role and permissions, and the token scopes.',
+  tool: 'get_current_context',
+} as const;
+
+type ResolvedTarget = {
+  tool: CompiledTool;
+  path: string;
+  shape: (body: Record<string, unknown>) => unknown;
+};
+
+/**
+ * MCP resources over the REST API: `platform://organization` and the record templates
+ * `platform://portal-users/{id}`, `platform://accounts/{id}`. A read runs the four authorization
+ * checks first (refusal: -31403), then the record's REST endpoint in-process as the caller, so
+ * 404 and cross-tenant rules are the API's. Unknown, malformed, missing or foreign → resource not
+ * found (-32002 on 2025 revisions, -32602 on 2026-07-28, `data.uri` in both).
+ */
+@Injectable()
+export class ResourcesHandler {
+  private readonly templates: readonly (ResourceTemplateSpec & { compiled: CompiledTool })[];
+  private readonly organizationTool: CompiledTool;
+  private readonly listing: {
+    v1: readonly Record<string, unknown>[];
+    v2: readonly Record<string, unknown>[];
+  };
+  private readonly templateListing: {
+    v1: readonly Record<string, unknown>[];
+    v2: readonly Record<string, unknown>[];
+  };
+
+  constructor(
+    catalog: ToolCatalog,
+    private readonly policy: AccessPolicy,
+    private readonly dispatcher: RestDispatcher,
+  ) {
+    this.templates = TEMPLATES.map((t) => ({ ...t, compiled: readTool(catalog, t.tool, ['id']) }));
+    this.organizationTool = readTool(catalog, ORGANIZATION.tool, []);
+    const { tool: _tool, ...organization } = ORGANIZATION;
+    this.listing = byRevision([{ ...organization, mimeType: MIME_TYPE }]);
+    this.templateListing = byRevision(
+      TEMPLATES.map(({ uriTemplate, name, title, description }) => ({
+        uriTemplate,
+        name,
+        title,
+        description,
+        mimeType: MIME_TYPE,
+      })),
+    );
+  }
+
+  async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpHandlerOutcome> {
+    assertFirstPage(params);
+    return { kind: 'complete', result: { resources: pick(this.listing, ctx) }, cache: LIST_CACHE };
+  }
+
+  async listTemplates(
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+  ): Promise<McpHandlerOutcome> {
+    assertFirstPage(params);
+    return {
+      kind: 'complete',
+      result: { resourceTemplates: pick(this.templateListing, ctx) },
+      cache: LIST_CACHE,
+    };
+  }
+
+  async read(
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+    extra: McpCallExtra,
+  ): Promise<McpHandlerOutcome> {
+    const uri = params.uri;
+    if (typeof uri !== 'string' || uri === '')
+      throw new McpError(INVALID_PARAMS, 'Invalid params: uri is required');
+    const target = this.resolve(uri);
+    if (target === undefined) throw McpError.resourceNotFound(uri);
+
+    const refusal = this.policy.evaluate(extra.principal, target.tool.def.access);
+    if (refusal !== null) throw refusalOf(refusal);
+
+    const response = await this.dispatcher.dispatch(callerOf(ctx, extra), 'GET', target.path);
+    if (response.status === 200 && isObject(response.body)) {
+      const contents = [
+        { uri, mimeType: MIME_TYPE, text: JSON.stringify(target.shape(response.body)) },
+      ];
+      return { kind: 'complete', result: { contents }, cache: READ_CACHE };
+    }
+    const envelope = envelopeOf(response.body);
+    if (envelope !== undefined && AUTHORIZATION_CODES.has(envelope.error.code))
+      throw authorizationRefused(envelope);
+    if (response.status >= 400 && response.status < 500 && envelope !== undefined)
+      throw McpError.resourceNotFound(uri);
+    throw new Error(`resources/read: GET ${target.path} answered ${response.status}`);
+  }
+
+  private resolve(uri: string): ResolvedTarget | undefined {
+    if (uri === ORGANIZATION_URI) {
+      return {
+        tool: this.organizationTool,
+        path: this.organizationTool.def.endpoint.path,
+        shape: organizationProfile,
+      };
+    }
+    for (const t of this.templates) {
+      if (!uri.startsWith(t.prefix)) continue;
+      const id = uri.slice(t.prefix.length);
+      // The id is a uuid: nothing else can name a record (no decoding, no extra path segments).
+      if (!UUID.test(id)) return undefined;
+      return {
+        tool: t.compiled,
+        path: t.compiled.def.endpoint.path.replace(':id', id.toLowerCase()),
+        shape: (b) => b,
+      };
+    }
+    return undefined;
+  }
+}
+
+/** The read tool a resource reuses: it must exist, be a GET, and take exactly these path params. */
+function readTool(catalog: ToolCatalog, name: string, pathParams: readonly string[]): CompiledTool {
+  const tool = catalog.get(name);
+  if (tool === undefined) throw new Error(`ResourcesHandler: tool ${name} is not registered`);
+  const { method, path } = tool.def.endpoint;
+  if (method !== 'GET' || pathParamsOf(path).join(',') !== pathParams.join(',')) {
+    throw new Error(
+      `ResourcesHandler: ${name} must be GET with path params [${pathParams.join(', ')}]; it is ${method} ${path}`,
+    );
+  }
+  return tool;
+}
+
+/** `GET /v1/me` → the organisation profile: the organisation, who acts in it, and what the token reaches. */
+function organizationProfile(me: Record<string, unknown>): unknown {
+  const person = isObject(me.person) ? me.person : {};
+  const membership = isObject(me.membership) ? me.membership : {};
+  const token = isObject(me.token) ? me.token : {};
+  return {
+    organization: me.organization,
+    acting_person: {
+      ...person,
+      role: membership.role,
+      status: membership.status,
+      permissions: membership.permissions,
+    },
+    token: { kind: token.kind, scopes: token.scopes },
+  };
+}
+
+/** 2025-03-26 had no `title` on resources and templates; later revisions do. */
+function byRevision(entries: readonly Record<string, unknown>[]): {
+  v1: readonly Record<string, unknown>[];
+  v2: readonly Record<string, unknown>[];
+} {
+  return { v1: entries.map(({ title: _title, ...rest }) => rest), v2: entries };
+}
+
+function pick<T>(listing: { v1: T; v2: T }, ctx: McpRequestContext): T {
+  return ctx.protocolVersion === '2025-03-26' ? listing.v1 : listing.v2;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function envelopeOf(body: unknown): ErrorEnvelope | undefined {
+  if (!isObject(body) || !isObject(body.error)) return undefined;
+  const { code, message, details } = body.error;
+  return isErrorCode(code) && typeof message === 'string'
+    ? toEnvelope(code, message, details)
+    : undefined;
+}

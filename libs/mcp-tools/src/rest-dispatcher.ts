@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import {
+  INTERNAL_DISPATCH_HEADER,
+  InternalDispatchRegistry,
+  type CallerContext,
+} from '@app/identity';
+import type { HttpMethod } from './tool-definition.js';
+
+export interface RestResponse {
+  status: number;
+  /** Parsed JSON body; `undefined` for an empty body (204). */
+  body: unknown;
+}
+
+/**
+ * Runs a REST endpoint in-process through Fastify's `inject`, so its validation, rules, error
+ * envelope and audit trail run exactly as for an HTTP caller. The caller's identity travels as a
+ * single-use in-memory handle (no second token lookup, and the `mcp` channel cannot be forged).
+ */
+@Injectable()
+export class RestDispatcher {
+  private fastify?: FastifyInstance;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly dispatches: InternalDispatchRegistry,
+  ) {}
+
+  async dispatch(
+    caller: CallerContext,
+    method: HttpMethod,
+    path: string,
+    options: { query?: Record<string, unknown>; body?: unknown } = {},
+  ): Promise<RestResponse> {
+    this.fastify ??= this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    const handle = this.dispatches.issue(caller);
+    const headers: Record<string, string> = {
+      [INTERNAL_DISPATCH_HEADER]: handle,
+      'x-request-id': caller.requestId,
+      accept: 'application/json',
+    };
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(options.body);
+    }
+    try {
+      const res = await this.fastify.inject({
+        method,
+        url: path,
+        query: toQuery(options.query),
+        headers,
+        payload,
+      });
+      return {
+        status: res.statusCode,
+        body: res.body === '' ? undefined : (JSON.parse(res.body) as unknown),
+      };
+    } finally {
+      this.dispatches.release(handle);
+    }
+  }
+}
+
+/** Tool arguments → query string values (arrays repeat the key; null/undefined are left out). */
+function toQuery(
+  query: Record<string, unknown> | undefined,
+): Record<string, string | string[]> | undefined {
+  if (query === undefined) return undefined;
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    out[k] = Array.isArray(v)
+      ? v.map((x) => String(x))
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v);
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { ToolCatalog } from './tool-catalog.js';
+
+describe('ToolCatalog', () => {
+  const catalog = new ToolCatalog();
+
+  it('lists every tool of PRODUCT §7 in a stable order', () => {
+    expect(catalog.names()).toEqual([
+      'get_current_context',
+      'list_portal_users',
+      'get_portal_user',
+      'create_portal_user',
+      'update_portal_user',
+      'resend_portal_user_invitation',
+      'deactivate_portal_user',
+      'activate_portal_user',
+      'delete_portal_user',
+      'list_accounts',
+      'get_account',
+      'create_account',
+      'update_account',
+      'delete_account',
+      'list_audit_events',
+    ]);
+    expect(catalog.list('2026-07-28')).toBe(catalog.list('2025-11-25'));
+  });
+
+  it('input schemas are closed objects generated from the endpoint DTOs, path ids required', () => {
+    for (const name of catalog.names()) {
+      const t = catalog.get(name)!;
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.inputSchema.additionalProperties).toBe(false);
+      for (const p of t.pathParams) expect(t.inputSchema.required).toContain(p);
+    }
+    const create = catalog.get('create_portal_user')!.inputSchema as {
+      properties: Record<string, { format?: string }>;
+      required: string[];
+    };
+    expect(Object.keys(create.properties)).toEqual(
+      expect.arrayContaining(['email', 'name', 'external_id', 'account_id', 'send_invitation']),
+    );
+    expect(create.required).toEqual(expect.arrayContaining(['email', 'name']));
+    expect(create.required).not.toContain('external_id');
+    const list = catalog.get('list_portal_users')!.inputSchema as {
+      properties: Record<string, unknown>;
+    };
+    expect(Object.keys(list.properties)).toEqual(
+      expect.arrayContaining(['status', 'account_id', 'q', 'limit', 'cursor']),
+    );
+  });
+
+  it('output schemas are valid JSON Schema objects (root type object, as 2025-06-18+ requires)', () => {
+    const ajv = new Ajv({ strict: false });
+    for (const name of catalog.names()) {
+      const t = catalog.get(name)!;
+      expect(t.outputSchema.type, name).toBe('object');
+      expect(() => ajv.compile(t.outputSchema), name).not.toThrow();
+      expect(() => ajv.compile(t.inputSchema), name).not.toThrow();
+    }
+  });
+
+  it('annotations are truthful: only the deletes are destructive, reads are read-only', () => {
+    for (const entry of catalog.list('2026-07-28')) {
+      const a = entry.annotations as Record<string, boolean>;
+      const name = entry.name as string;
+      expect(a.destructiveHint, name).toBe(name.startsWith('delete_'));
+      expect(a.readOnlyHint, name).toBe(/^(get|list)_/.test(name));
+      if (a.destructiveHint) expect(catalog.get(name)!.def.confirmation).toBeDefined();
+    }
+  });
+
+  it('shapes tools/list per revision: 2025-03-26 has no title or outputSchema', () => {
+    const old = catalog.list('2025-03-26')[0]!;
+    expect(old).not.toHaveProperty('title');
+    expect(old).not.toHaveProperty('outputSchema');
+    const current = catalog.list('2025-06-18')[0]!;
+    expect(current).toHaveProperty('title');
+    expect(current).toHaveProperty('outputSchema');
+  });
+
+  it('tool names are header-safe (SEP-986 charset, ≤ 128)', () => {
+    for (const name of catalog.names()) expect(name).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
+  });
+});
+
+describe('output schema admits both the success shape and the error envelope', () => {
+  it('validates a success value and an error envelope, and rejects anything else', () => {
+    const ajv = new Ajv({ strict: false });
+    const validate = ajv.compile(new ToolCatalog().get('get_current_context')!.outputSchema);
+    expect(validate({ error: { code: 'NOT_FOUND', message: 'Portal user not found' } })).toBe(true);
+    expect(validate({ nonsense: true })).toBe(false);
+  });
+});

@@ -1,0 +1,35 @@
+import type { AccessRequirement } from '@app/access';
+import type { EndpointContract } from '@app/rest-contract';
+
+export type HttpMethod = EndpointContract['method'];
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** How a destructive tool asks the person: what it acts on and how to name it in the question. */
+export interface ConfirmationSpec {
+  targetType: 'portal_user' | 'account';
+  /** The GET endpoint reading the target (for the question, and the re-check before running). */
+  lookup: EndpointContract;
+  /** The question, from the record as the REST API returns it; `clean` sanitises interpolations. */
+  question(record: Record<string, unknown>, clean: (value: unknown) => string): string;
+}
+
+/**
+ * One MCP tool: declared once, dispatched to one REST endpoint. Its input schema is generated from
+ * the DTOs the endpoint validates with, its output schema from the endpoint's response DTO.
+ */
+export interface ToolDefinition {
+  name: string;
+  /** Written for a model: what it does, when to use it, what it returns. */
+  description: string;
+  annotations: ToolAnnotations;
+  access: AccessRequirement;
+  endpoint: EndpointContract;
+  confirmation?: ConfirmationSpec;
+}
