@@ -10,12 +10,15 @@ describe('rate limits (shared Postgres store)', () => {
 
   it('per token: the budget runs out with 429, Retry-After and the RATE_LIMITED envelope', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await t.request('/v1/me', { token: 'owner' })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await t.request('/v1/me', { token: 'owner' })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
     const res = await t.request('/v1/me', { token: 'owner' });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await res.json()).toMatchObject({ error: { code: 'RATE_LIMITED', details: { retry_after_seconds: expect.any(Number) } } });
+    expect(await res.json()).toMatchObject({
+      error: { code: 'RATE_LIMITED', details: { retry_after_seconds: expect.any(Number) } },
+    });
     // Another token has its own budget (until the per-IP budget runs out).
     expect((await t.request('/v1/me', { token: 'member' })).status).toBe(200);
   });

@@ -54,7 +54,10 @@ export class AppConfig {
 
   /** Browser origins allowed to call /mcp. Empty: no browser origin is allowed. */
   @IsArray()
-  @Matches(/^https?:\/\/[^\s/]+$/, { each: true, message: 'each entry must be an origin like https://app.example.com' })
+  @Matches(/^https?:\/\/[^\s/]+$/, {
+    each: true,
+    message: 'each entry must be an origin like https://app.example.com',
+  })
   mcpAllowedOrigins: string[] = [];
 
   /**
@@ -63,7 +66,9 @@ export class AppConfig {
    */
   @ValidateIf((c: AppConfig) => c.databaseUrl !== undefined || c.confirmationKeys.length > 0)
   @IsArray()
-  @ArrayMinSize(1, { message: 'is required when DATABASE_URL is set (comma-separated keys of 32+ characters)' })
+  @ArrayMinSize(1, {
+    message: 'is required when DATABASE_URL is set (comma-separated keys of 32+ characters)',
+  })
   @ArrayMaxSize(8)
   @MinLength(32, { each: true, message: 'each key must be at least 32 characters' })
   @IsString({ each: true })
@@ -104,6 +109,14 @@ export class AppConfig {
   @Min(1)
   @Max(100)
   dbPoolSize = 10;
+
+  /**
+   * Seed the demo organisations (Acme, Globex) on start when they do not exist, and write their
+   * tokens to `dataDir/demo-tokens.json`. Default: on for the embedded database, off otherwise.
+   */
+  @IsOptional()
+  @IsIn([true, false])
+  seedDemo?: boolean;
 
   /** Trust X-Forwarded-* from a proxy in front (client IP for rate limits). */
   @IsIn([true, false])

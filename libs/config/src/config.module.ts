@@ -6,6 +6,10 @@ import { AppConfig } from './app.config.js';
 export class ConfigModule {
   /** The config is loaded (and validated) once by the bootstrap, then provided as a value. */
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: AppConfig, useValue: config }], exports: [AppConfig] };
+    return {
+      module: ConfigModule,
+      providers: [{ provide: AppConfig, useValue: config }],
+      exports: [AppConfig],
+    };
   }
 }

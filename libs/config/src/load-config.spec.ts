@@ -4,7 +4,12 @@ import { ConfigError, loadConfig } from './load-config.js';
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ host: '127.0.0.1', port: 3000, dataDir: './.data', logLevel: 'info' });
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      dataDir: './.data',
+      logLevel: 'info',
+    });
     expect(c.embedded).toBe(true);
     expect(c.mcpUrl).toBe('http://127.0.0.1:3000/mcp');
   });
@@ -37,17 +42,38 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const key of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'CONFIRMATION_TTL_SECONDS', 'MCP_ALLOWED_ORIGINS']) {
+    for (const key of [
+      'PORT',
+      'LOG_LEVEL',
+      'DATABASE_URL',
+      'CONFIRMATION_TTL_SECONDS',
+      'MCP_ALLOWED_ORIGINS',
+    ]) {
       expect(problems).toContain(key);
     }
   });
 
   it('requires confirmation keys when running against an external Postgres', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/CONFIRMATION_KEYS/);
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db', CONFIRMATION_KEYS: 'short' })).toThrow(
-      /at least 32/,
-    );
-    const ok = loadConfig({ DATABASE_URL: 'postgres://u@h/db', CONFIRMATION_KEYS: 'k'.repeat(32) + ',' + 'j'.repeat(40) });
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgres://u@h/db', CONFIRMATION_KEYS: 'short' }),
+    ).toThrow(/at least 32/);
+    const ok = loadConfig({
+      DATABASE_URL: 'postgres://u@h/db',
+      CONFIRMATION_KEYS: 'k'.repeat(32) + ',' + 'j'.repeat(40),
+    });
     expect(ok.confirmationKeys).toHaveLength(2);
+  });
+});
+
+describe('.env.example', () => {
+  it('documents every key the server reads', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { ENV_KEYS } = await import('./load-config.js');
+    const text = await readFile(new URL('../../../.env.example', import.meta.url), 'utf8');
+    for (const [name] of ENV_KEYS) {
+      if (name === 'NODE_ENV') continue;
+      expect(text, name).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+    }
   });
 });

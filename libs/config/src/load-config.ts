@@ -24,6 +24,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
   ['DB_POOL_SIZE', 'dbPoolSize', 'int'],
   ['TRUST_PROXY', 'trustProxy', 'bool'],
+  ['SEED_DEMO', 'seedDemo', 'bool'],
 ];
 
 export class ConfigError extends Error {
@@ -62,7 +63,9 @@ function convert(env: string, raw: string, kind: Kind, problems: string[]): unkn
 function flatten(errors: ValidationError[], fieldToEnv: Map<string, string>): string[] {
   return errors.flatMap((e) => {
     const key = fieldToEnv.get(e.property) ?? e.property;
-    const own = Object.values(e.constraints ?? {}).map((m) => `${key}: ${m.replace(e.property, key)}`);
+    const own = Object.values(e.constraints ?? {}).map(
+      (m) => `${key}: ${m.replace(e.property, key)}`,
+    );
     return [...own, ...flatten(e.children ?? [], fieldToEnv)];
   });
 }

@@ -1,4 +1,10 @@
-import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import {
+  Catch,
+  HttpException,
+  Logger,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, toEnvelope, type ErrorEnvelope } from './domain.error.js';
 import { httpStatusOf, type ErrorCode } from './error-codes.js';
@@ -18,7 +24,10 @@ interface FastifyLikeError {
 
 const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported media type' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Unsupported media type',
+  },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'BAD_REQUEST', message: 'Request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'BAD_REQUEST', message: 'Request body is empty' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'BAD_REQUEST', message: 'Invalid Content-Length' },
@@ -58,13 +67,19 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
       void reply.header('www-authenticate', this.options.challenge(path, code));
     }
-    const retryAfter = (envelope.error.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
-    if (status === 429 && typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+    const retryAfter = (envelope.error.details as { retry_after_seconds?: unknown } | undefined)
+      ?.retry_after_seconds;
+    if (status === 429 && typeof retryAfter === 'number')
+      void reply.header('retry-after', String(retryAfter));
     if (this.options.jsonRpcPaths.includes(path) && status === 413) {
       void reply
         .status(413)
         .header('content-type', 'application/json')
-        .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Request body too large' } });
+        .send({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'Request body too large' },
+        });
       return;
     }
     void reply.status(status).header('content-type', 'application/json').send(envelope);
@@ -80,7 +95,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       if (code !== undefined) {
         if (status === 503) {
           // Readiness: keep the health report for whoever is looking at a failing probe.
-          return { status, envelope: toEnvelope(code, 'Service unavailable', exception.getResponse()) };
+          return {
+            status,
+            envelope: toEnvelope(code, 'Service unavailable', exception.getResponse()),
+          };
         }
         const message = status === 404 ? 'Route not found' : exception.message;
         return { status, envelope: toEnvelope(code, message) };
@@ -89,17 +107,26 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const fastify = exception as FastifyLikeError;
     if (typeof fastify?.code === 'string' && fastify.code.startsWith('FST_')) {
       const known = FASTIFY_CODES[fastify.code];
-      if (known !== undefined) return { status: httpStatusOf(known.code), envelope: toEnvelope(known.code, known.message) };
+      if (known !== undefined)
+        return {
+          status: httpStatusOf(known.code),
+          envelope: toEnvelope(known.code, known.message),
+        };
       const status = fastify.statusCode ?? 500;
       const code = STATUS_CODES[status];
-      if (code !== undefined) return { status, envelope: toEnvelope(code, fastify.message ?? code) };
+      if (code !== undefined)
+        return { status, envelope: toEnvelope(code, fastify.message ?? code) };
     }
     this.logger.error({ err: exception, requestId }, 'Unhandled error');
     return {
       status: 500,
-      envelope: toEnvelope('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it', {
-        requestId,
-      }),
+      envelope: toEnvelope(
+        'INTERNAL_ERROR',
+        'Internal error; quote the request id when reporting it',
+        {
+          requestId,
+        },
+      ),
     };
   }
 }

@@ -38,5 +38,7 @@ export class DomainError extends Error {
 }
 
 export function toEnvelope(code: ErrorCode, message: string, details?: unknown): ErrorEnvelope {
-  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+  return details === undefined
+    ? { error: { code, message } }
+    : { error: { code, message, details } };
 }

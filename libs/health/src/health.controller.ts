@@ -1,6 +1,11 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthCheckResult } from '@nestjs/terminus';
+import {
+  HealthCheck,
+  HealthCheckService,
+  TypeOrmHealthIndicator,
+  type HealthCheckResult,
+} from '@nestjs/terminus';
 import { Public } from '@app/identity';
 import { ShutdownState } from './shutdown.state.js';
 
@@ -26,7 +31,10 @@ export class HealthController {
   @HealthCheck()
   ready(): Promise<HealthCheckResult> {
     if (this.shutdown.draining) {
-      throw new ServiceUnavailableException({ status: 'error', error: { shutdown: { status: 'down', message: 'draining' } } });
+      throw new ServiceUnavailableException({
+        status: 'error',
+        error: { shutdown: { status: 'down', message: 'draining' } },
+      });
     }
     return this.health.check([() => this.db.pingCheck('database', { timeout: 1_500 })]);
   }

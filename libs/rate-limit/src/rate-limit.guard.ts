@@ -24,7 +24,8 @@ export class TokenRateLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()]))
+      return true;
     const request = ctx.switchToHttp().getRequest<FastifyRequest>();
     if (request.headers[INTERNAL_DISPATCH_HEADER] !== undefined) return true;
     const decision = await this.limits.consumeToken(this.context.principal.tokenId);

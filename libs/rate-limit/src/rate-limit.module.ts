@@ -4,5 +4,9 @@ import { TokenRateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitService } from './rate-limit.service.js';
 
 @Global()
-@Module({ imports: [IdentityModule], providers: [RateLimitService, TokenRateLimitGuard], exports: [RateLimitService, TokenRateLimitGuard] })
+@Module({
+  imports: [IdentityModule],
+  providers: [RateLimitService, TokenRateLimitGuard],
+  exports: [RateLimitService, TokenRateLimitGuard],
+})
 export class RateLimitModule {}

@@ -1,6 +1,11 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 
@@ -31,7 +36,8 @@ export class RateLimitService implements OnModuleInit {
     // Unnamed statements only: the embedded Postgres shares one session across connections, so
     // a named prepared statement made on one pool connection collides on the next.
     const storeClient: PgQueryable = {
-      query: (q: { text: string; values?: unknown[] }) => pool.query({ text: q.text, values: q.values }),
+      query: (q: { text: string; values?: unknown[] }) =>
+        pool.query({ text: q.text, values: q.values }),
     };
     const make = (keyPrefix: string, points: number): RateLimiterAbstract =>
       new RateLimiterPostgres({
@@ -64,7 +70,10 @@ export class RateLimitService implements OnModuleInit {
       return { allowed: true };
     } catch (res) {
       if (res instanceof RateLimiterRes) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+        return {
+          allowed: false,
+          retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+        };
       }
       this.logger.warn({ err: res }, 'rate limiter failed; letting the request through');
       return { allowed: true };

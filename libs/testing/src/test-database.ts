@@ -12,7 +12,9 @@ export interface TestDatabase {
  * A database of this test's own, with every migration applied: a fresh database on the Postgres
  * named by `DATABASE_URL` when it is set, else an in-memory embedded Postgres.
  */
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   const adminUrl = process.env.DATABASE_URL;
   let db: TestDatabase;
   if (adminUrl === undefined || adminUrl === '') {
