@@ -45,7 +45,7 @@ export class AccountsService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.accounts.list(this.organizationId, {
       q: query.q,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       take: limit + 1,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toAccountDto);

@@ -88,7 +88,7 @@ export class AuditTrail {
       channel: query.channel,
       since: query.since,
       until: query.until,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       take: limit + 1,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toDto);

@@ -22,7 +22,7 @@ export class MailOutboxService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.outbox.list(this.context.principal.organizationId, {
       to: query.to,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       take: limit + 1,
     });
     return toPage(

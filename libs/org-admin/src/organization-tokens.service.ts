@@ -62,7 +62,7 @@ export class OrganizationTokensService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.tokens.list(p.organizationId, {
       userId: isAdmin ? query.user_id : p.userId,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       take: limit + 1,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toTokenDto);

@@ -70,7 +70,7 @@ export class PortalUsersService {
       status: query.status,
       accountId: query.account_id,
       q: query.q,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2),
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       take: limit + 1,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toPortalUserDto);

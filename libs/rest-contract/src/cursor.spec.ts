@@ -3,9 +3,12 @@ import { decodeCursor, encodeCursor, toPage } from './cursor.js';
 
 describe('cursors', () => {
   it('round-trip a keyset position and stay opaque (base64url)', () => {
-    const c = encodeCursor(['2026-01-01T00:00:00.123456Z', 'b9f0…']);
+    const c = encodeCursor(['2026-01-01T00:00:00.123456Z', 'b9f0a1c2-0000-4000-8000-000000000001']);
     expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(c, 2)).toEqual(['2026-01-01T00:00:00.123456Z', 'b9f0…']);
+    expect(decodeCursor(c)).toEqual([
+      '2026-01-01T00:00:00.123456Z',
+      'b9f0a1c2-0000-4000-8000-000000000001',
+    ]);
   });
 
   it('a tampered or foreign cursor is a VALIDATION_ERROR on cursor', () => {
@@ -13,8 +16,10 @@ describe('cursors', () => {
       '!!!',
       encodeCursor(['only-one']),
       Buffer.from('{"a":1}').toString('base64url'),
+      encodeCursor(['not a time', 'not a uuid']),
+      encodeCursor(['2026-01-01T00:00:00.123456Z', "x' OR 1=1"]),
     ]) {
-      expect(() => decodeCursor(bad, 2)).toThrow(
+      expect(() => decodeCursor(bad)).toThrow(
         expect.objectContaining({
           code: 'VALIDATION_ERROR',
           details: [expect.objectContaining({ field: 'cursor' })],
@@ -28,11 +33,14 @@ describe('cursors', () => {
     const full = toPage(
       rows,
       2,
-      (r) => [String(r.n)],
+      (r) => ['2026-01-01T00:00:00.000000Z', `00000000-0000-4000-8000-00000000000${r.n}`],
       (r) => r.n,
     );
     expect(full.data).toEqual([1, 2]);
-    expect(decodeCursor(full.next_cursor!, 1)).toEqual(['2']);
+    expect(decodeCursor(full.next_cursor!)).toEqual([
+      '2026-01-01T00:00:00.000000Z',
+      '00000000-0000-4000-8000-000000000002',
+    ]);
     expect(
       toPage(
         rows,

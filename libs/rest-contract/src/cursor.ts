@@ -9,25 +9,43 @@ export function encodeCursor(position: readonly string[]): string {
   return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(raw: string, length: number): string[] {
+const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Every list in this API pages by (timestamp with microseconds, uuid), newest first. A cursor that
+ * is not such a position — foreign, tampered, or hand-made — is a VALIDATION_ERROR on `cursor`,
+ * never a database error.
+ */
+export function decodeCursor(raw: string): [timestamp: string, id: string] {
+  const [timestamp, id] = decodePosition(raw, 2);
+  if (
+    timestamp === undefined ||
+    id === undefined ||
+    !CURSOR_TIMESTAMP.test(timestamp) ||
+    !UUID.test(id)
+  ) {
+    throw invalidCursor();
+  }
+  return [timestamp, id];
+}
+
+function decodePosition(raw: string, length: number): string[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
   } catch {
     parsed = undefined;
   }
-  if (!isCursorPosition(parsed, length)) {
-    throw DomainError.validation(
-      [
-        {
-          field: 'cursor',
-          message: 'is not a valid cursor (use next_cursor from a previous page)',
-        },
-      ],
-      'Validation failed: cursor is not a valid cursor',
-    );
-  }
+  if (!isCursorPosition(parsed, length)) throw invalidCursor();
   return parsed;
+}
+
+function invalidCursor(): DomainError {
+  return DomainError.validation(
+    [{ field: 'cursor', message: 'is not a valid cursor (use next_cursor from a previous page)' }],
+    'Validation failed: cursor is not a valid cursor',
+  );
 }
 
 function isCursorPosition(value: unknown, length: number): value is string[] {

@@ -47,13 +47,13 @@ export class McpConfirmations1764700300000 implements MigrationInterface {
       `CREATE INDEX ix_mcp_confirmations_org_created ON mcp_confirmations (organization_id, created_at DESC, id DESC)`,
     );
     await q.query(
-      `CREATE INDEX ix_mcp_confirmations_org_status ON mcp_confirmations (organization_id, status, created_at DESC)`,
+      `CREATE INDEX ix_mcp_confirmations_org_status ON mcp_confirmations (organization_id, status, created_at DESC, id DESC)`,
     );
     await q.query(
-      `CREATE INDEX ix_mcp_confirmations_org_tool ON mcp_confirmations (organization_id, tool, created_at DESC)`,
+      `CREATE INDEX ix_mcp_confirmations_org_tool ON mcp_confirmations (organization_id, tool, created_at DESC, id DESC)`,
     );
     await q.query(
-      `CREATE INDEX ix_mcp_confirmations_org_user ON mcp_confirmations (organization_id, user_id, created_at DESC)`,
+      `CREATE INDEX ix_mcp_confirmations_org_user ON mcp_confirmations (organization_id, user_id, created_at DESC, id DESC)`,
     );
     await q.query(
       `CREATE INDEX ix_mcp_confirmations_token ON mcp_confirmations (token_id, created_at DESC)`,

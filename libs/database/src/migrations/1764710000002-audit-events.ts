@@ -44,6 +44,10 @@ export class AuditEvents1764710000002 implements MigrationInterface {
     await q.query(
       `CREATE INDEX ix_audit_events_org_resource ON audit_events (organization_id, resource_type, resource_id, occurred_at DESC, id DESC)`,
     );
+    // The events a confirmation produced (GET /v1/mcp/confirmations/{id}).
+    await q.query(
+      `CREATE INDEX ix_audit_events_confirmation ON audit_events (confirmation_id) WHERE confirmation_id IS NOT NULL`,
+    );
     await q.query(`
       CREATE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
