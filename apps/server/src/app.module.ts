@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, RequestMethod, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
@@ -9,7 +9,7 @@ import { DatabaseModule } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
-import { BearerAuthGuard, IdentityModule } from '@app/identity';
+import { BearerAuthGuard, IdentityModule, INTERNAL_DISPATCH_HEADER } from '@app/identity';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { McpHistoryModule } from '@app/mcp-history';
@@ -36,14 +36,24 @@ export class AppModule {
           middleware: {
             mount: true,
             generateId: true,
-            idGenerator: (req: IncomingMessage & { id?: string }) => String(req.id),
+            // The adapter's genReqId (app.setup.ts) has set the string id on every raw request.
+            idGenerator: (req: IncomingMessage & { id: string }) => req.id,
           },
         }),
         LoggerModule.forRoot({
+          // Every route (the library's default wildcard does not reach routes under Fastify).
+          forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
           pinoHttp: {
             level: config.logLevel,
-            genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? '',
-            autoLogging: { ignore: (req) => QUIET_PATHS.test(req.url ?? '') },
+            genReqId: (req) => req.id ?? '',
+            // No access lines for probes and scrapes, nor for a tool call's in-process dispatch
+            // (the tools/call line already describes it).
+            autoLogging: {
+              ignore: (req) =>
+                QUIET_PATHS.test(
+                  (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '',
+                ) || req.headers[INTERNAL_DISPATCH_HEADER] !== undefined,
+            },
             redact: {
               paths: [
                 'req.headers.authorization',
