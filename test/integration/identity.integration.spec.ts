@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokensService } from '@app/identity';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import type { Json } from './platform-api.fixtures.js';
 
 describe('identity and bearer authentication', () => {
   let t: TestServer;
@@ -12,12 +13,10 @@ describe('identity and bearer authentication', () => {
   it('GET /v1/me answers the person, organisation, scopes and permissions for the owner token', async () => {
     const res = await t.request('/v1/me', { token: 'owner' });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as Record<string, Record<string, unknown>>;
+    const body: Json = await res.json();
     expect(body.person).toMatchObject({ email: 'olivia.owner@acme.test', name: 'Olivia Owner' });
     expect(body.organization).toMatchObject({ slug: 'acme', name: 'Acme' });
-    expect(body.token!.scopes).toEqual(
-      expect.arrayContaining(['portal_users:write', 'audit:read']),
-    );
+    expect(body.token.scopes).toEqual(expect.arrayContaining(['portal_users:write', 'audit:read']));
     expect(body.membership).toMatchObject({ role: 'owner', status: 'active' });
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
@@ -52,10 +51,7 @@ describe('identity and bearer authentication', () => {
 
   it('an expired token and a revoked token are refused; a live one works until revoked', async () => {
     const tokens = t.server.app.get(TokensService);
-    const me = (await await t.request('/v1/me', { token: 'owner' }).then((r) => r.json())) as {
-      organization: { id: string };
-      person: { id: string };
-    };
+    const me: Json = await (await t.request('/v1/me', { token: 'owner' })).json();
     const issued = await tokens.issue({
       organizationId: me.organization.id,
       userId: me.person.id,
@@ -84,10 +80,7 @@ describe('identity and bearer authentication', () => {
 
   it('OAuth tokens can never hold a write scope (refused at issuance, and by the database)', async () => {
     const tokens = t.server.app.get(TokensService);
-    const me = (await (await t.request('/v1/me', { token: 'owner' })).json()) as {
-      organization: { id: string };
-      person: { id: string };
-    };
+    const me: Json = await (await t.request('/v1/me', { token: 'owner' })).json();
     await expect(
       tokens.issue({
         organizationId: me.organization.id,

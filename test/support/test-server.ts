@@ -10,11 +10,11 @@ export interface TestServer {
   tokens: DemoTokenSecrets;
   db: TestDatabase;
   server: RunningServer;
-  /** fetch against the server with an optional bearer token (a demo token name or a raw secret). */
-  request(
-    path: string,
-    init?: RequestInit & { token?: keyof DemoTokenSecrets | string; json?: unknown },
-  ): Promise<Response>;
+  /**
+   * fetch against the server with an optional bearer token: a demo token name (a key of
+   * {@link DemoTokenSecrets}) or a raw secret.
+   */
+  request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   close(): Promise<void>;
 }
 

@@ -28,7 +28,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
       const id =
         typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
       // pino-http and the request context read the same id off the raw request.
-      (raw as IncomingMessage & { id?: string }).id = id;
+      raw.id = id;
       return id;
     },
   });
@@ -40,7 +40,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   const fastify = app.getHttpAdapter().getInstance();
 
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser(
+  fastify.addContentTypeParser<string>(
     'application/json',
     { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
     (request, body, done) => {
@@ -48,7 +48,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
       if (RAW_JSON_PATHS.has(path)) return done(null, body);
       if (body === '') return done(null, undefined);
       try {
-        done(null, JSON.parse(body as string));
+        done(null, JSON.parse(body));
       } catch {
         const err = Object.assign(new Error('Request body is not valid JSON'), {
           statusCode: 400,

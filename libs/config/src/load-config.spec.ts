@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
-    const problems = (error as ConfigError).problems.join('\n');
+    const problems = error instanceof ConfigError ? error.problems.join('\n') : '';
     for (const key of [
       'PORT',
       'LOG_LEVEL',

@@ -57,7 +57,14 @@ function convert(env: string, raw: string, kind: Kind, problems: string[]): unkn
       problems.push(`${env}: must be true or false (got "${raw}")`);
       return undefined;
     }
+    default:
+      return unreachable(kind);
   }
+}
+
+/** Exhaustiveness guard for switches over closed unions. */
+function unreachable(value: never): never {
+  throw new Error(`loadConfig: unreachable case ${JSON.stringify(value)}`);
 }
 
 function flatten(errors: ValidationError[], fieldToEnv: Map<string, string>): string[] {

@@ -1,11 +1,11 @@
-import pg from 'pg';
+import { Pool } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 
 describe('EmbeddedPostgres', () => {
   it('serves real Postgres to the pg driver on a loopback port, one winner per conditional update', async () => {
     const emb = await EmbeddedPostgres.start();
-    const pool = new pg.Pool({ connectionString: emb.url, max: 4 });
+    const pool = new Pool({ connectionString: emb.url, max: 4 });
     try {
       expect(emb.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
       await pool.query(

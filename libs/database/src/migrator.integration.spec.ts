@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
 import { MIGRATIONS, migrate } from '@app/database';
@@ -11,7 +11,7 @@ describe('migrations', () => {
   afterAll(async () => db.dispose());
 
   async function tables(): Promise<string[]> {
-    const c = new pg.Client({ connectionString: db.url });
+    const c = new Client({ connectionString: db.url });
     await c.connect();
     try {
       const r = await c.query<{ table_name: string }>(

@@ -21,9 +21,9 @@ export async function migrate(
     if (action === 'down') {
       await ds.undoLastMigration({ transaction: 'each' });
     }
-    const executed = (await ds
-      .query(`SELECT name FROM schema_migrations ORDER BY id`)
-      .catch(() => [])) as Array<{ name: string }>;
+    const executed = await ds
+      .query<Array<{ name: string }>>(`SELECT name FROM schema_migrations ORDER BY id`)
+      .catch(() => []);
     const done = new Set(executed.map((r) => r.name));
     const all = ds.migrations.map((m) => m.name ?? m.constructor.name);
     return { applied: all.filter((n) => done.has(n)), pending: all.filter((n) => !done.has(n)) };

@@ -18,8 +18,34 @@ export interface ApiExceptionFilterOptions {
 
 interface FastifyLikeError {
   statusCode?: number;
-  code?: string;
+  code: string;
   message?: string;
+}
+
+/** The `FST_…` error Fastify's parsers and router throw, or `undefined` for anything else. */
+function fastifyErrorOf(exception: unknown): FastifyLikeError | undefined {
+  if (typeof exception !== 'object' || exception === null || !('code' in exception))
+    return undefined;
+  const { code } = exception;
+  if (typeof code !== 'string' || !code.startsWith('FST_')) return undefined;
+  return {
+    code,
+    statusCode:
+      'statusCode' in exception && typeof exception.statusCode === 'number'
+        ? exception.statusCode
+        : undefined,
+    message:
+      'message' in exception && typeof exception.message === 'string'
+        ? exception.message
+        : undefined,
+  };
+}
+
+/** `details.retry_after_seconds` of an envelope (RATE_LIMITED), if there is one. */
+function retryAfterOf(details: unknown): unknown {
+  return typeof details === 'object' && details !== null && 'retry_after_seconds' in details
+    ? details.retry_after_seconds
+    : undefined;
 }
 
 const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
@@ -61,14 +87,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const path = (request.url ?? '').split('?')[0] ?? '';
-    const { status, envelope } = this.map(exception, String(request.id));
+    const { status, envelope } = this.map(exception, request.id);
 
     if (status === 401) {
       const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
       void reply.header('www-authenticate', this.options.challenge(path, code));
     }
-    const retryAfter = (envelope.error.details as { retry_after_seconds?: unknown } | undefined)
-      ?.retry_after_seconds;
+    const retryAfter = retryAfterOf(envelope.error.details);
     if (status === 429 && typeof retryAfter === 'number')
       void reply.header('retry-after', String(retryAfter));
     if (this.options.jsonRpcPaths.includes(path) && status === 413) {
@@ -104,8 +129,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
         return { status, envelope: toEnvelope(code, message) };
       }
     }
-    const fastify = exception as FastifyLikeError;
-    if (typeof fastify?.code === 'string' && fastify.code.startsWith('FST_')) {
+    const fastify = fastifyErrorOf(exception);
+    if (fastify !== undefined) {
       const known = FASTIFY_CODES[fastify.code];
       if (known !== undefined)
         return {

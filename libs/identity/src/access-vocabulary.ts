@@ -47,8 +47,12 @@ export const ROLE_PERMISSIONS: Record<Exclude<Role, 'custom'>, readonly Permissi
 export type TokenKind = 'personal' | 'oauth';
 export type MembershipStatus = 'active' | 'inactive';
 
-export function scopeOf(resource: ScopeResource, access: ScopeAccess): Scope {
-  return `${resource}:${access}` as Scope;
+/** The scope a resource and access level name (not necessarily a grantable one, e.g. `audit:write`). */
+export function scopeOf(
+  resource: ScopeResource,
+  access: ScopeAccess,
+): `${ScopeResource}:${ScopeAccess}` {
+  return `${resource}:${access}`;
 }
 
 export function scopesReach(

@@ -28,7 +28,8 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
   override async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()]))
       return true;
-    const request = ctx.switchToHttp().getRequest<FastifyRequest>();
+    // passport puts the strategy's principal on `request.user`.
+    const request = ctx.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
     const handle = request.headers[INTERNAL_DISPATCH_HEADER];
     if (typeof handle === 'string') {
       const caller = this.dispatches.take(handle);
@@ -38,13 +39,16 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       return true;
     }
     await super.canActivate(ctx);
-    const principal = (request as FastifyRequest & { user?: Principal }).user as Principal;
+    const principal = request.user;
+    // Unreachable: passport either set the principal or `handleRequest` threw.
+    if (principal === undefined)
+      throw new DomainError('UNAUTHENTICATED', 'No authenticated caller');
     this.context.setCaller({
       principal,
       channel: 'api',
       clientName: principal.clientName,
       confirmationId: null,
-      requestId: String(request.id),
+      requestId: request.id,
     });
     return true;
   }

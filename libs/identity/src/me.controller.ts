@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Out, type EndpointContract } from '@app/rest-contract';
+import { Out, type EndpointContract, type Plain } from '@app/rest-contract';
 import {
   PERMISSIONS,
   ROLES,
@@ -68,7 +68,7 @@ export class MeController {
     summary: 'Who is calling: the person, organisation, token scopes and permissions',
   })
   @ApiOkResponse({ type: MeResponse })
-  async me(): Promise<MeResponse> {
+  async me(): Promise<Plain<MeResponse>> {
     const { principal: p, channel } = this.context.caller;
     const org = await this.identity.findOrganization(p.organizationId);
     if (org === null || p.membership === null) throw DomainError.notFound('Organization');

@@ -31,6 +31,6 @@ export class RequestContext {
   }
 
   get requestId(): string {
-    return this.cls.isActive() ? String(this.cls.getId() ?? '') : '';
+    return this.cls.isActive() ? (this.cls.getId() ?? '') : '';
   }
 }

@@ -32,7 +32,7 @@ export class TokensRepository {
   ) {}
 
   async findPrincipalBySecretHash(hash: string): Promise<PrincipalRow | undefined> {
-    const rows = (await this.ds.query(
+    const rows = await this.ds.query<PrincipalRow[]>(
       `SELECT t.id AS token_id, t.kind, t.scopes, t.client_name, t.expires_at, t.revoked_at, t.last_used_at,
               t.organization_id, o.slug AS organization_slug, t.user_id, u.email AS user_email, u.name AS user_name,
               m.id AS membership_id, m.status AS membership_status, m.role AS membership_role, m.permissions
@@ -42,7 +42,7 @@ export class TokensRepository {
          LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.user_id
         WHERE t.secret_hash = $1`,
       [hash],
-    )) as PrincipalRow[];
+    );
     return rows[0];
   }
 
@@ -59,11 +59,11 @@ export class TokensRepository {
   async insert(
     values: Omit<ApiTokenEntity, 'id' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>,
     tx?: EntityManager,
-  ): Promise<ApiTokenEntity> {
+  ): Promise<Omit<ApiTokenEntity, 'secretHash'>> {
     const repo = tx === undefined ? this.tokens : tx.getRepository(ApiTokenEntity);
     const saved = await repo.save(repo.create({ ...values, lastUsedAt: null, revokedAt: null }));
     const { secretHash: _omit, ...rest } = saved;
-    return rest as ApiTokenEntity;
+    return rest;
   }
 
   listForOrganization(organizationId: string): Promise<ApiTokenEntity[]> {

@@ -23,7 +23,8 @@ export interface IssueTokenInput {
 }
 
 export interface IssuedToken {
-  token: ApiTokenEntity;
+  /** The stored token; its secret hash is never handed out. */
+  token: Omit<ApiTokenEntity, 'secretHash'>;
   /** The secret, returned exactly once. */
   secret: string;
 }
@@ -39,7 +40,7 @@ export class TokensService {
    * `tx`: issue inside the caller's transaction (e.g. together with its audit event).
    */
   async issue(input: IssueTokenInput, tx?: EntityManager): Promise<IssuedToken> {
-    const scopes = [...new Set(input.scopes)].sort() as Scope[];
+    const scopes = [...new Set(input.scopes)].sort();
     if (input.kind === 'oauth') {
       const write = scopes.filter((s) => WRITE_SCOPES.includes(s));
       if (write.length > 0) {

@@ -9,6 +9,7 @@ import {
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
 import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
+import { isErrorEnvelope, isJsonObject } from './json-values.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import type { CompiledTool } from './tool-catalog.js';
 
@@ -27,9 +28,8 @@ const INPUT_KEY = 'confirm';
 /** Form elicitation is declared as `elicitation: {}` (form implied) or `elicitation: { form: {} }`. */
 export function declaresFormElicitation(capabilities: Record<string, unknown>): boolean {
   const e = capabilities.elicitation;
-  if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
-  const modes = e as Record<string, unknown>;
-  return modes.form !== undefined || modes.url === undefined;
+  if (!isJsonObject(e)) return false;
+  return e.form !== undefined || e.url === undefined;
 }
 
 /**
@@ -152,6 +152,8 @@ export class DestructiveToolGate {
           };
         return { kind: 'proceed', confirmationId: outcome.confirmationId };
       }
+      default:
+        return unreachable(outcome);
     }
   }
 
@@ -165,7 +167,7 @@ export class DestructiveToolGate {
     const target = await this.readTarget(tool, args, caller);
     if ('envelope' in target)
       return { kind: 'refused', confirmationId: null, envelope: target.envelope };
-    const message = spec.question(target.record, (v) => sanitizeForPrompt(String(v ?? '')));
+    const message = spec.question(target.record, (v) => sanitizeForPrompt(promptText(v)));
     const asked = await this.confirmations.ask({
       organizationId: caller.principal.organizationId,
       tokenId: caller.principal.tokenId,
@@ -201,10 +203,8 @@ export class DestructiveToolGate {
       'GET',
       spec.lookup.path.replace(':id', encodeURIComponent(id)),
     );
-    if (res.status === 200 && res.body !== null && typeof res.body === 'object')
-      return { record: res.body as Record<string, unknown> };
-    const body = res.body as ErrorEnvelope | undefined;
-    if (body?.error?.code !== undefined && res.status < 500) return { envelope: body };
+    if (res.status === 200 && isJsonObject(res.body)) return { record: res.body };
+    if (isErrorEnvelope(res.body) && res.status < 500) return { envelope: res.body };
     throw new Error(`Looking up ${spec.lookup.path} answered ${res.status}`);
   }
 }
@@ -219,4 +219,15 @@ function refused(
   message: string,
 ): GateDecision {
   return { kind: 'refused', confirmationId, envelope: toEnvelope(code, message) };
+}
+
+/** A record field as question text: strings as they are, other JSON values as JSON, none as ''. */
+function promptText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Exhaustiveness guard for switches over closed unions. */
+function unreachable(value: never): never {
+  throw new Error(`DestructiveToolGate: unreachable case ${JSON.stringify(value)}`);
 }

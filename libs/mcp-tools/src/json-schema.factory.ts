@@ -1,30 +1,33 @@
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { DtoClass } from '@app/rest-contract';
+import { isJsonObject } from './json-values.js';
 
 export type JsonSchema = Record<string, unknown>;
 
-let cache: Record<string, JsonSchema> | undefined;
+type GeneratedSchemas = ReturnType<typeof validationMetadatasToSchemas>;
 
-function allSchemas(): Record<string, JsonSchema> {
+let cache: GeneratedSchemas | undefined;
+
+function allSchemas(): GeneratedSchemas {
   cache ??= validationMetadatasToSchemas({
     classValidatorMetadataStorage: getMetadataStorage(),
     refPointerPrefix: '#/$defs/',
-  }) as Record<string, JsonSchema>;
+  });
   return cache;
 }
 
 /** Inlines `#/$defs/X` references (DTOs are shallow; a nested DTO becomes an inline object). */
 function inline(schema: unknown, depth = 0): unknown {
-  if (depth > 8 || schema === null || typeof schema !== 'object') return schema;
+  if (depth > 8) return schema;
   if (Array.isArray(schema)) return schema.map((s) => inline(s, depth + 1));
-  const obj = schema as Record<string, unknown>;
-  const ref = obj.$ref;
+  if (!isJsonObject(schema)) return schema;
+  const ref = schema.$ref;
   if (typeof ref === 'string' && ref.startsWith('#/$defs/')) {
     const target = allSchemas()[ref.slice('#/$defs/'.length)];
     if (target !== undefined) return inline(target, depth + 1);
   }
-  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, inline(v, depth + 1)]));
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, inline(v, depth + 1)]));
 }
 
 /**
@@ -34,5 +37,8 @@ function inline(schema: unknown, depth = 0): unknown {
 export function schemaOfDto(dto: DtoClass): JsonSchema {
   const schema = allSchemas()[dto.name];
   if (schema === undefined) throw new Error(`No class-validator metadata for ${dto.name}`);
-  return inline(schema) as JsonSchema;
+  const inlined = inline(schema);
+  // Unreachable: an object schema inlines to an object.
+  if (!isJsonObject(inlined)) throw new Error(`The schema of ${dto.name} is not an object`);
+  return inlined;
 }

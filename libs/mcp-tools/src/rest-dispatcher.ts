@@ -74,9 +74,9 @@ function toQuery(
     if (v === undefined || v === null) continue;
     out[k] = Array.isArray(v)
       ? v.map((x) => String(x))
-      : typeof v === 'object'
-        ? JSON.stringify(v)
-        : String(v);
+      : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+        ? String(v)
+        : JSON.stringify(v);
   }
   return out;
 }

@@ -2,6 +2,11 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { ToolCatalog } from './tool-catalog.js';
 
+/** The property names of a schema's `properties` (none unless it is an object). */
+function keysOf(value: unknown): string[] {
+  return typeof value === 'object' && value !== null ? Object.keys(value) : [];
+}
+
 describe('ToolCatalog', () => {
   const catalog = new ToolCatalog();
 
@@ -33,19 +38,14 @@ describe('ToolCatalog', () => {
       expect(t.inputSchema.additionalProperties).toBe(false);
       for (const p of t.pathParams) expect(t.inputSchema.required).toContain(p);
     }
-    const create = catalog.get('create_portal_user')!.inputSchema as {
-      properties: Record<string, { format?: string }>;
-      required: string[];
-    };
-    expect(Object.keys(create.properties)).toEqual(
+    const create = catalog.get('create_portal_user')!.inputSchema;
+    expect(keysOf(create.properties)).toEqual(
       expect.arrayContaining(['email', 'name', 'external_id', 'account_id', 'send_invitation']),
     );
     expect(create.required).toEqual(expect.arrayContaining(['email', 'name']));
     expect(create.required).not.toContain('external_id');
-    const list = catalog.get('list_portal_users')!.inputSchema as {
-      properties: Record<string, unknown>;
-    };
-    expect(Object.keys(list.properties)).toEqual(
+    const list = catalog.get('list_portal_users')!.inputSchema;
+    expect(keysOf(list.properties)).toEqual(
       expect.arrayContaining(['status', 'account_id', 'q', 'limit', 'cursor']),
     );
   });
@@ -61,20 +61,25 @@ describe('ToolCatalog', () => {
   });
 
   it('annotations are truthful: only the deletes are destructive, reads are read-only', () => {
-    for (const entry of catalog.list('2026-07-28')) {
-      const a = entry.annotations as Record<string, boolean>;
-      const name = entry.name as string;
-      expect(a.destructiveHint, name).toBe(name.startsWith('delete_'));
-      expect(a.readOnlyHint, name).toBe(/^(get|list)_/.test(name));
-      if (a.destructiveHint) expect(catalog.get(name)!.def.confirmation).toBeDefined();
+    const listed = catalog.list('2026-07-28');
+    for (const [i, name] of catalog.names().entries()) {
+      expect(listed[i], name).toMatchObject({
+        name,
+        annotations: {
+          destructiveHint: name.startsWith('delete_'),
+          readOnlyHint: /^(get|list)_/.test(name),
+        },
+      });
     }
+    for (const name of catalog.names().filter((n) => n.startsWith('delete_')))
+      expect(catalog.get(name)!.def.confirmation, name).toBeDefined();
   });
 
   it('shapes tools/list per revision: 2025-03-26 has no title or outputSchema', () => {
-    const old = catalog.list('2025-03-26')[0]!;
+    const old = catalog.list('2025-03-26')[0];
     expect(old).not.toHaveProperty('title');
     expect(old).not.toHaveProperty('outputSchema');
-    const current = catalog.list('2025-06-18')[0]!;
+    const current = catalog.list('2025-06-18')[0];
     expect(current).toHaveProperty('title');
     expect(current).toHaveProperty('outputSchema');
   });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
+import { isJsonObject } from './json-values.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { TOOLS } from './tools.js';
 
@@ -46,7 +47,7 @@ export const ERROR_ENVELOPE_SCHEMA: JsonSchema = {
 
 /** `:id` → `id`, in path order. */
 export function pathParamsOf(path: string): string[] {
-  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  return [...path.matchAll(/:(\w+)/g)].map((m) => m[1]);
 }
 
 /**
@@ -62,9 +63,10 @@ export function compileTool(def: ToolDefinition): CompiledTool {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const part of parts) {
-    Object.assign(properties, (part.properties as Record<string, unknown> | undefined) ?? {});
-    for (const r of (part.required as string[] | undefined) ?? [])
-      if (!required.includes(r)) required.push(r);
+    if (isJsonObject(part.properties)) Object.assign(properties, part.properties);
+    if (Array.isArray(part.required))
+      for (const r of part.required)
+        if (typeof r === 'string' && !required.includes(r)) required.push(r);
   }
   for (const p of pathParams) {
     if (properties[p] === undefined)

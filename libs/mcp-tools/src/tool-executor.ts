@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
-import { toEnvelope, type ErrorEnvelope, type ErrorCode } from '@app/errors';
+import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
   McpError,
@@ -9,6 +9,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
+import { isErrorEnvelope, isJsonObject } from './json-values.js';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
@@ -127,10 +128,10 @@ export class ToolExecutor {
   /** Only declared argument names pass; a declared argument with a bad value is the endpoint's to judge. */
   private readArguments(tool: CompiledTool, raw: unknown): Record<string, unknown> {
     if (raw === undefined || raw === null) return {};
-    if (typeof raw !== 'object' || Array.isArray(raw)) {
+    if (!isJsonObject(raw)) {
       throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object');
     }
-    const args = raw as Record<string, unknown>;
+    const args = raw;
     for (const key of Object.keys(args)) {
       if (!tool.argumentNames.has(key)) {
         throw new McpError(INVALID_PARAMS, `Unknown argument "${key}" for tool ${tool.def.name}`, {
@@ -183,7 +184,7 @@ export class ToolExecutor {
 }
 
 function asEnvelope(response: RestResponse): ErrorEnvelope {
-  const body = response.body as ErrorEnvelope | undefined;
-  if (body?.error && typeof body.error.code === 'string') return body;
-  return toEnvelope('INTERNAL_ERROR' as ErrorCode, `Unexpected response ${response.status}`);
+  const body = response.body;
+  if (isErrorEnvelope(body)) return body;
+  return toEnvelope('INTERNAL_ERROR', `Unexpected response ${response.status}`);
 }

@@ -32,7 +32,7 @@ export class MembersService {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.members.list(this.context.principal.organizationId, {
       status: query.status,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 'text'),
       take: limit + 1,
     });
     return toPage(rows, limit, (r) => [r.sort_email, r.user_id], toMemberDto);

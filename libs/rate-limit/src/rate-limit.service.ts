@@ -13,6 +13,15 @@ interface PgQueryable {
   query(q: { text: string; values?: unknown[] }): Promise<unknown>;
 }
 
+function isPgQueryable(value: unknown): value is PgQueryable {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'query' in value &&
+    typeof value.query === 'function'
+  );
+}
+
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /**
@@ -32,7 +41,9 @@ export class RateLimitService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const pool = (this.ds.driver as unknown as { master: PgQueryable }).master;
+    // The Postgres driver keeps its `pg` pool as `master`.
+    const pool = 'master' in this.ds.driver ? this.ds.driver.master : undefined;
+    if (!isPgQueryable(pool)) throw new Error('RateLimitService: the data source has no pg pool');
     // Unnamed statements only: the embedded Postgres shares one session across connections, so
     // a named prepared statement made on one pool connection collides on the next.
     const storeClient: PgQueryable = {

@@ -13,21 +13,19 @@ const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Every list in this API pages by (timestamp with microseconds, uuid), newest first. A cursor that
- * is not such a position — foreign, tampered, or hand-made — is a VALIDATION_ERROR on `cursor`,
- * never a database error.
+ * A keyset position: (sort key, uuid). Most lists sort by a timestamp with microseconds
+ * (`'timestamp'`); a list sorted by a text key (members by e-mail) says `'text'`. A cursor that is
+ * not such a position (foreign, tampered, or hand-made) is a VALIDATION_ERROR on `cursor`, never a
+ * database error.
  */
-export function decodeCursor(raw: string): [timestamp: string, id: string] {
-  const [timestamp, id] = decodePosition(raw, 2);
-  if (
-    timestamp === undefined ||
-    id === undefined ||
-    !CURSOR_TIMESTAMP.test(timestamp) ||
-    !UUID.test(id)
-  ) {
-    throw invalidCursor();
-  }
-  return [timestamp, id];
+export function decodeCursor(
+  raw: string,
+  sortKey: 'timestamp' | 'text' = 'timestamp',
+): [key: string, id: string] {
+  const [key, id] = decodePosition(raw, 2);
+  const keyOk = key !== undefined && (sortKey === 'text' || CURSOR_TIMESTAMP.test(key));
+  if (!keyOk || id === undefined || !UUID.test(id)) throw invalidCursor();
+  return [key, id];
 }
 
 function decodePosition(raw: string, length: number): string[] {

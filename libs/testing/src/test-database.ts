@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { Client } from 'pg';
 import { EmbeddedPostgres, migrate } from '@app/database';
 
 export interface TestDatabase {
@@ -22,7 +22,7 @@ export async function createTestDatabase(
     db = { url: emb.url, dispose: () => emb.stop() };
   } else {
     const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
+    const admin = new Client({ connectionString: adminUrl });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.end();
@@ -31,7 +31,7 @@ export async function createTestDatabase(
     db = {
       url: url.toString(),
       dispose: async () => {
-        const c = new pg.Client({ connectionString: adminUrl });
+        const c = new Client({ connectionString: adminUrl });
         await c.connect();
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await c.end();
