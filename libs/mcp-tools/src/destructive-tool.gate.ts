@@ -21,7 +21,13 @@ export type GateDecision =
       inputRequests: Record<string, unknown>;
       requestState: string;
     }
-  | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope };
+  | {
+      kind: 'refused';
+      confirmationId: string | null;
+      envelope: ErrorEnvelope;
+      /** The confirmation was used up by this call (accepted, then the re-check refused). */
+      consumed?: true;
+    };
 
 const INPUT_KEY = 'confirm';
 
@@ -149,6 +155,7 @@ export class DestructiveToolGate {
             kind: 'refused',
             confirmationId: outcome.confirmationId,
             envelope: current.envelope,
+            consumed: true,
           };
         return { kind: 'proceed', confirmationId: outcome.confirmationId };
       }

@@ -6,6 +6,7 @@ import {
   type ToolCallStatus,
 } from '@app/metrics';
 import type { McpRequestContext } from '@app/mcp-transport';
+import { ConfirmationService } from '@app/mcp-confirmations';
 import { ToolCallHistory } from '@app/mcp-history';
 import type { McpCallExtra } from './mcp-call-extra.js';
 
@@ -21,6 +22,8 @@ export interface ToolCallOutcome {
   confirmationId: string | null;
   args: Record<string, unknown> | undefined;
   readOnly: boolean;
+  /** This call used up its confirmation (it ran, or the re-check after acceptance refused it). */
+  consumedConfirmation?: boolean;
   durationMs: number;
 }
 
@@ -37,6 +40,7 @@ export class ToolCallObserver {
   constructor(
     private readonly metrics: MetricsService,
     private readonly history: ToolCallHistory,
+    private readonly confirmations: ConfirmationService,
   ) {}
 
   async completed(o: ToolCallOutcome): Promise<void> {
@@ -63,24 +67,38 @@ export class ToolCallObserver {
       TOOL_CALL_STATUS_SET,
     );
     this.metrics.recordToolCall(o.tool ?? 'unknown', metricStatus, o.durationMs / 1000);
-    await this.history.record(
-      {
-        id: o.id,
-        organizationId: p.organizationId,
-        tokenId: p.tokenId,
-        userId: p.userId,
-        tool: o.tool ?? 'unknown',
-        clientName: client ?? null,
-        era: o.ctx.era === 'modern' ? '2026-07-28' : '2025',
-        protocolVersion: o.ctx.protocolVersion,
-        status: o.status,
-        isError,
-        durationMs: o.durationMs,
-        confirmationId: o.confirmationId,
-        requestId: o.extra.requestId,
-        args: o.args,
-      },
-      { durable: !o.readOnly },
-    );
+    try {
+      await this.history.record(
+        {
+          id: o.id,
+          organizationId: p.organizationId,
+          tokenId: p.tokenId,
+          userId: p.userId,
+          tool: o.tool ?? 'unknown',
+          clientName: client ?? null,
+          era: o.ctx.era === 'modern' ? '2026-07-28' : '2025',
+          protocolVersion: o.ctx.protocolVersion,
+          status: o.status,
+          isError,
+          durationMs: o.durationMs,
+          confirmationId: o.confirmationId,
+          requestId: o.extra.requestId,
+          args: o.args,
+        },
+        { durable: !o.readOnly },
+      );
+      // The confirmation points at the call it authorized (GET /v1/mcp/confirmations/{id}).
+      if (o.consumedConfirmation === true && o.confirmationId !== null) {
+        await this.confirmations.attachToolCall(o.confirmationId, o.id);
+      }
+    } catch (err) {
+      // The call's own answer stands: replacing it with an internal error would hide what
+      // happened (a write that was made, or a refusal such as confirmation_unavailable when the
+      // database stopped taking writes). The loss is logged with the request id.
+      this.logger.error(
+        { err, requestId: o.extra.requestId, toolCallId: o.id, tool: o.tool ?? 'unknown' },
+        'could not record the tool-call history row',
+      );
+    }
   }
 }

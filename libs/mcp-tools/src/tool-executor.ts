@@ -104,7 +104,11 @@ export class ToolExecutor {
           requestState: decision.requestState,
         };
       }
-      if (decision.kind === 'refused') return this.fail(decision.envelope, ctx, outcome);
+      if (decision.kind === 'refused') {
+        outcome.consumedConfirmation = decision.consumed === true;
+        return this.fail(decision.envelope, ctx, outcome);
+      }
+      outcome.consumedConfirmation = true;
       caller.confirmationId = decision.confirmationId;
     }
 

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@app/config';
+import { startServer, type RunningServer } from '../../apps/server/src/bootstrap.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import {
+  answer,
+  askedOf,
+  confirmationIdOf,
+  createPortalUser,
+  modernToolCall,
+  openSql,
+  portalUserStatus,
+  sqlRows,
+  type SqlClient,
+  type WireResponse,
+} from '../e2e/support/mcp-confirmation-fixtures.js';
+import type { Json } from '../e2e/support/mcp-peers.js';
+
+/**
+ * PRODUCT §4: an accepted confirmation is consumed atomically, exactly once, across all replicas.
+ * Two server instances share one database (and nothing else but the confirmation key); one
+ * accepted `requestState` is presented 50 times at once, split across both.
+ */
+
+const ATTEMPTS = 50;
+
+let t: TestServer;
+let second: RunningServer;
+let sql: SqlClient;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  const config = loadConfig(
+    {},
+    {
+      nodeEnv: 'test',
+      port: 0,
+      logLevel: 'silent',
+      databaseUrl: t.db.url,
+      ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
+      confirmationKeys: [...t.server.config.confirmationKeys],
+      rateLimitPerIpPerMinute: 100_000,
+      rateLimitPerTokenPerMinute: 100_000,
+    },
+  );
+  second = await startServer(config, { seedDemo: 'never' });
+  sql = await openSql(t.db.url);
+});
+afterAll(async () => {
+  await sql?.end();
+  await second?.close();
+  await t?.close();
+});
+
+/** `ok`, an isError code, or what else came back (a JSON-RPC error, another resultType). */
+type Outcome = string;
+
+function outcomeOf(res: WireResponse): Outcome {
+  if (res.status !== 200 || res.body?.error !== undefined)
+    return `http_${res.status}:${JSON.stringify(res.body?.error ?? res.body)}`;
+  const result: Json = res.body.result;
+  if (result.resultType !== 'complete') return `resultType:${result.resultType}`;
+  if (result.isError !== true) return 'ok';
+  return result.structuredContent.error.code;
+}
+
+function tally(outcomes: Outcome[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
+  return counts;
+}
+
+async function count(text: string, params: unknown[]): Promise<number> {
+  const [row] = await sqlRows<{ n: string }>(
+    sql,
+    `SELECT count(*)::text AS n FROM (${text}) q`,
+    params,
+  );
+  return Number(row.n);
+}
+
+/** Asks once (on the first instance), then fires every answer at once, alternating instances. */
+async function race(answers: Array<'accept' | 'decline'>) {
+  const user = await createPortalUser(t, 'Race Target');
+  const owner = t.tokens.owner;
+  const asked = askedOf(await modernToolCall(t.url, owner, 'delete_portal_user', { id: user.id }));
+  const confirmationId = confirmationIdOf(asked.requestState);
+  const instances = [t.url, second.url];
+
+  const responses = await Promise.all(
+    answers.map((a, i) =>
+      modernToolCall(
+        instances[i % 2],
+        owner,
+        'delete_portal_user',
+        { id: user.id },
+        {
+          requestState: asked.requestState,
+          inputResponses: answer(asked.key, a),
+        },
+      ),
+    ),
+  );
+  return { user, confirmationId, outcomes: responses.map(outcomeOf) };
+}
+
+describe('two instances, one database, one accepted requestState presented 50 times at once', () => {
+  it('exactly one success, 49 confirmation_replayed, one deletion, one audit event', async () => {
+    const { user, confirmationId, outcomes } = await race(Array(ATTEMPTS).fill('accept'));
+
+    if (process.env.RACE_REPORT) {
+      const won = outcomes.findIndex((o) => o === 'ok');
+      console.info(
+        `race: ${JSON.stringify(tally(outcomes))}, won on instance ${won < 0 ? '-' : (won % 2) + 1}`,
+      );
+    }
+    expect(tally(outcomes)).toEqual({ ok: 1, confirmation_replayed: ATTEMPTS - 1 });
+    // Both instances took part, whichever won.
+    const perInstance = [0, 1].map((k) => outcomes.filter((_, i) => i % 2 === k).length);
+    expect(perInstance).toEqual([ATTEMPTS / 2, ATTEMPTS / 2]);
+
+    expect(await portalUserStatus(t, user.id)).toBe(404);
+    expect(
+      await count(
+        `SELECT 1 FROM audit_events WHERE action = 'portal_user.deleted' AND resource_id = $1`,
+        [user.id],
+      ),
+    ).toBe(1);
+    expect(
+      await count(
+        `SELECT 1 FROM audit_events WHERE action = 'portal_user.deleted' AND resource_id = $1
+            AND channel = 'mcp' AND confirmation_id = $2`,
+        [user.id, confirmationId],
+      ),
+    ).toBe(1);
+    const [row] = await sqlRows(sql, `SELECT status FROM mcp_confirmations WHERE id = $1`, [
+      confirmationId,
+    ]);
+    expect(row.status).toBe('consumed');
+    // Every attempt is in the call history (write tools are committed before the answer).
+    const history = await sqlRows<{ status: string; n: string }>(
+      sql,
+      `SELECT status, count(*)::text AS n FROM mcp_tool_calls WHERE confirmation_id = $1 GROUP BY status`,
+      [confirmationId],
+    );
+    expect(Object.fromEntries(history.map((h) => [h.status, Number(h.n)]))).toEqual({
+      input_required: 1,
+      ok: 1,
+      confirmation_replayed: ATTEMPTS - 1,
+    });
+  });
+
+  it('accepts and declines racing: exactly one decision wins, every other attempt is replayed', async () => {
+    const answers = Array.from({ length: ATTEMPTS }, (_, i) =>
+      i % 4 < 2 ? ('accept' as const) : ('decline' as const),
+    );
+    const { user, confirmationId, outcomes } = await race(answers);
+    const counts = tally(outcomes);
+    expect(counts.confirmation_replayed).toBe(ATTEMPTS - 1);
+    const winner = Object.keys(counts).find((k) => k !== 'confirmation_replayed');
+    expect(['ok', 'USER_DECLINED']).toContain(winner);
+    const [row] = await sqlRows(sql, `SELECT status FROM mcp_confirmations WHERE id = $1`, [
+      confirmationId,
+    ]);
+    expect(row.status).toBe(winner === 'ok' ? 'consumed' : 'declined');
+    expect(await portalUserStatus(t, user.id)).toBe(winner === 'ok' ? 404 : 200);
+    expect(
+      await count(
+        `SELECT 1 FROM audit_events WHERE action = 'portal_user.deleted' AND resource_id = $1`,
+        [user.id],
+      ),
+    ).toBe(winner === 'ok' ? 1 : 0);
+  });
+});
