@@ -114,4 +114,13 @@ export class AuditEventsRepository {
       params,
     );
   }
+
+  /** The events a confirmation produced, oldest first (the order the write recorded them in). */
+  ofConfirmation(organizationId: string, confirmationId: string): Promise<AuditEventRow[]> {
+    return this.ds.query<AuditEventRow[]>(
+      `SELECT ${COLUMNS} FROM audit_events WHERE organization_id = $1 AND confirmation_id = $2
+        ORDER BY occurred_at, id`,
+      [organizationId, confirmationId],
+    );
+  }
 }

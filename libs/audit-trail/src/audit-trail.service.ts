@@ -67,6 +67,14 @@ export class AuditTrail {
     };
   }
 
+  /** What an MCP confirmation led to (for the admins' confirmation detail). */
+  async eventsOfConfirmation(
+    organizationId: string,
+    confirmationId: string,
+  ): Promise<Plain<AuditEventDto>[]> {
+    return (await this.events.ofConfirmation(organizationId, confirmationId)).map(toDto);
+  }
+
   async list(query: ListAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
     if (
       query.since !== undefined &&

@@ -1,13 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import type {
-  AuditAction,
-  AuditActorType,
-  AuditChanges,
-  AuditResourceType,
-} from '@app/audit-trail';
-import type { Channel } from '@app/identity';
 import type { ConfirmationStatus, McpConfirmationEntity } from '@app/mcp-confirmations';
 import {
   equals,
@@ -51,23 +44,6 @@ export interface ConfirmationFilter {
   take: number;
 }
 
-/** An audit event a confirmation produced, as `audit_events` stores it. */
-export interface ConfirmationAuditEventRow {
-  id: string;
-  occurred_at: Date;
-  actor_type: AuditActorType;
-  actor_user_id: string | null;
-  token_id: string | null;
-  channel: Channel;
-  client_name: string | null;
-  action: AuditAction;
-  resource_type: AuditResourceType;
-  resource_id: string;
-  changes: AuditChanges;
-  request_id: string | null;
-  confirmation_id: string | null;
-}
-
 const COLUMNS = `id, tool, status, target_type AS "targetType", target_id AS "targetId", message,
   protocol_version AS "protocolVersion", client_name AS "clientName", user_id AS "userId", token_id AS "tokenId",
   created_at AS "createdAt", expires_at AS "expiresAt", decided_at AS "decidedAt", tool_call_id AS "toolCallId"`;
@@ -100,8 +76,7 @@ export function confirmationsListQuery(f: ConfirmationFilter): SqlQuery {
 
 /**
  * Admin reads of confirmation history: the list of `mcp_confirmations` (a single one is read
- * through the ledger) and the one question asked of `audit_events`: which events a confirmation
- * produced.
+ * through the ledger; the audit events it produced through the audit trail).
  */
 @Injectable()
 export class ConfirmationHistoryRepository {
@@ -110,19 +85,5 @@ export class ConfirmationHistoryRepository {
   list(f: ConfirmationFilter): Promise<ConfirmationListRow[]> {
     const q = confirmationsListQuery(f);
     return this.ds.query<ConfirmationListRow[]>(q.text, q.params);
-  }
-
-  /** Oldest first: the order the write recorded them in. */
-  auditEventsOf(
-    organizationId: string,
-    confirmationId: string,
-  ): Promise<ConfirmationAuditEventRow[]> {
-    return this.ds.query<ConfirmationAuditEventRow[]>(
-      `SELECT id, occurred_at, actor_type, actor_user_id, token_id, channel, client_name, action, resource_type,
-              resource_id, changes, request_id, confirmation_id
-         FROM audit_events WHERE organization_id = $1 AND confirmation_id = $2
-        ORDER BY occurred_at, id`,
-      [organizationId, confirmationId],
-    );
   }
 }

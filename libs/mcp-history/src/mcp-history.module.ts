@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditTrailModule } from '@app/audit-trail';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
 import { ConfirmationHistoryRepository } from './confirmation-history.repository.js';
@@ -14,7 +15,12 @@ import { ToolCallsRepository } from './tool-calls.repository.js';
  * queries `GET /v1/mcp/tool-calls[/{id}]` and `GET /v1/mcp/confirmations[/{id}]` (`audit.read`).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ToolCallEntity]), IdentityModule, McpConfirmationsModule],
+  imports: [
+    TypeOrmModule.forFeature([ToolCallEntity]),
+    AuditTrailModule,
+    IdentityModule,
+    McpConfirmationsModule,
+  ],
   controllers: [McpHistoryController],
   providers: [
     ToolCallHistory,

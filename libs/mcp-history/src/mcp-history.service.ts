@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AuditEventDto } from '@app/audit-trail';
+import { AuditTrail } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
 import { ConfirmationLedger, type ConfirmationStatus } from '@app/mcp-confirmations';
@@ -17,7 +17,6 @@ import type {
 } from './confirmation-history.dto.js';
 import {
   ConfirmationHistoryRepository,
-  type ConfirmationAuditEventRow,
   type ConfirmationView,
 } from './confirmation-history.repository.js';
 import type { ListToolCallsQueryDto, ToolCallDto } from './tool-call.dto.js';
@@ -37,6 +36,7 @@ export class McpHistoryService {
     private readonly confirmations: ConfirmationHistoryRepository,
     private readonly ledger: ConfirmationLedger,
     private readonly context: RequestContext,
+    private readonly auditTrail: AuditTrail,
   ) {}
 
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
@@ -93,12 +93,12 @@ export class McpHistoryService {
       confirmation.toolCallId === null
         ? undefined
         : this.toolCalls.findById(organizationId, confirmation.toolCallId),
-      this.confirmations.auditEventsOf(organizationId, id),
+      this.auditTrail.eventsOfConfirmation(organizationId, id),
     ]);
     return {
       ...toConfirmationDto(confirmation, new Date()),
       tool_call: toolCall === undefined ? null : toToolCallDto(toolCall),
-      audit_events: events.map(toAuditEventDto),
+      audit_events: events,
     };
   }
 
@@ -165,23 +165,5 @@ function toConfirmationDto(c: ConfirmationView, now: Date): Plain<ConfirmationDt
     expires_at: c.expiresAt.toISOString(),
     decided_at: c.decidedAt === null ? null : c.decidedAt.toISOString(),
     tool_call_id: c.toolCallId,
-  };
-}
-
-function toAuditEventDto(r: ConfirmationAuditEventRow): Plain<AuditEventDto> {
-  return {
-    id: r.id,
-    occurred_at: r.occurred_at.toISOString(),
-    actor_type: r.actor_type,
-    actor_user_id: r.actor_user_id,
-    token_id: r.token_id,
-    channel: r.channel,
-    client_name: r.client_name,
-    action: r.action,
-    resource_type: r.resource_type,
-    resource_id: r.resource_id,
-    changes: r.changes,
-    request_id: r.request_id,
-    confirmation_id: r.confirmation_id,
   };
 }
