@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@app/config';
-import { ShutdownState } from '@app/health';
+import { ShutdownState, drainAndClose, shutdownPhases } from '@app/health';
 import { startServer } from './bootstrap.js';
 
 const logger = new Logger('Main');
@@ -28,16 +28,33 @@ async function main(): Promise<void> {
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received: draining (grace ${config.shutdownGraceMs} ms)`);
-    server.app.get(ShutdownState).startDraining();
+    const phases = shutdownPhases(config.shutdownGraceMs);
+    logger.log(
+      `${signal} received: not ready; draining for ${phases.drainDelayMs} ms, then closing (grace ${config.shutdownGraceMs} ms)`,
+    );
+    // Last resort, should closing itself hang (e.g. the database not answering).
     const force = setTimeout(() => {
-      logger.error('Grace period over; exiting with requests still in flight');
+      logger.error('Shutdown still not finished 5 s after the grace period; exiting');
       process.exit(1);
     }, config.shutdownGraceMs + 5_000);
     force.unref();
-    server
-      .close()
-      .then(() => process.exit(0))
+    drainAndClose(
+      {
+        state: server.app.get(ShutdownState),
+        httpServer: server.app.getHttpServer(),
+        closeApp: () => server.close(),
+      },
+      phases,
+      logger,
+    )
+      .then((outcome) => {
+        logger.log(
+          outcome === 'clean'
+            ? 'Stopped: every request finished, call history flushed, database closed'
+            : 'Stopped after cutting requests still in flight; call history flushed, database closed',
+        );
+        process.exit(outcome === 'clean' ? 0 : 1);
+      })
       .catch((err: unknown) => {
         logger.error(err);
         process.exit(1);

@@ -1,2 +1,9 @@
 export { HealthModule } from './health.module.js';
 export { ShutdownState } from './shutdown.state.js';
+export {
+  MAX_DRAIN_DELAY_MS,
+  drainAndClose,
+  shutdownPhases,
+  type GracefulShutdownLogger,
+  type GracefulShutdownTarget,
+} from './graceful-shutdown.js';

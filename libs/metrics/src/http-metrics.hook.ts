@@ -1,3 +1,4 @@
+import { INTERNAL_DISPATCH_HEADER } from '@app/identity';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MetricsService } from './metrics.service.js';
 
@@ -38,7 +39,11 @@ export function registerHttpMetrics(fastify: FastifyInstance, metrics: MetricsSe
   fastify.addHook(
     'onResponse',
     (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-      const route = httpRouteLabel(request);
+      // A tool call's in-process dispatch is counted once, as the MCP tool call it is.
+      const route =
+        request.headers[INTERNAL_DISPATCH_HEADER] === undefined
+          ? httpRouteLabel(request)
+          : undefined;
       if (route !== undefined) {
         metrics.recordHttpRequest(route, reply.statusCode, reply.elapsedTime / 1000);
       }
