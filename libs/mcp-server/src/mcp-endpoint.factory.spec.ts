@@ -38,15 +38,13 @@ function setup(call: () => Promise<McpHandlerOutcome>) {
     params: Record<string, unknown> = {},
     headers: Record<string, string> = {},
   ) =>
-    requestMetrics.track(() =>
-      endpoint.handle(
-        {
-          headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...headers },
-          body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }),
-          requestId: 'req-9',
-        },
-        extra,
-      ),
+    endpoint.handle(
+      {
+        headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }),
+        requestId: 'req-9',
+      },
+      extra,
     );
   return { endpoint, metrics, logger, modern };
 }

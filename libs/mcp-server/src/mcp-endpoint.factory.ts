@@ -2,7 +2,6 @@ import { Logger, type FactoryProvider } from '@nestjs/common';
 import {
   McpEndpointService,
   type McpCacheHint,
-  type McpHandlerOutcome,
   type McpServerCapabilities,
 } from '@app/mcp-transport';
 import {
@@ -64,12 +63,7 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
           cache: TOOLS_LIST_CACHE,
         };
       },
-      'tools/call': async (params, ctx, extra) => {
-        const outcome: McpHandlerOutcome = await executor.call(params, ctx, extra);
-        if (outcome.kind === 'complete' && outcome.result.isError === true)
-          requestMetrics.markToolError();
-        return outcome;
-      },
+      'tools/call': (params, ctx, extra) => executor.call(params, ctx, extra),
       'resources/list': (params, ctx) => resources.list(params, ctx),
       'resources/templates/list': (params, ctx) => resources.listTemplates(params, ctx),
       'resources/read': (params, ctx, extra) => resources.read(params, ctx, extra),

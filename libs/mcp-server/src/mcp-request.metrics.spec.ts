@@ -48,40 +48,16 @@ describe('McpRequestMetrics', () => {
     );
   });
 
-  it('counts a tools/call whose result is isError as tool_error, only within that message', async () => {
+  it('counts a tools/call whose result is isError (the endpoint says toolError) as tool_error', () => {
     const { metrics, observer } = setup();
-    await observer.track(async () => {
-      observer.markToolError();
-      observer.observe(event({}));
-    });
-    await observer.track(async () => {
-      observer.observe(event({}));
-    });
-    observer.markToolError(); // outside any message: no effect, no throw
+    observer.observe(event({ toolError: true }));
+    observer.observe(event({ toolError: false }));
+    observer.observe(event({}));
     expect(metrics.recordMcpRequest.mock.calls.map((c: unknown[]) => c[2])).toEqual([
       'tool_error',
       'ok',
+      'ok',
     ]);
-  });
-
-  it('keeps concurrent messages apart', async () => {
-    const { metrics, observer } = setup();
-    const slowError = observer.track(async () => {
-      observer.markToolError();
-      await new Promise((r) => setTimeout(r, 10));
-      observer.observe(event({ method: 'tools/call' }));
-    });
-    const fastOk = observer.track(async () => {
-      observer.observe(event({ method: 'tools/list' }));
-    });
-    await Promise.all([slowError, fastOk]);
-    expect(metrics.recordMcpRequest).toHaveBeenCalledWith('2026-07-28', 'tools/list', 'ok', 0.25);
-    expect(metrics.recordMcpRequest).toHaveBeenCalledWith(
-      '2026-07-28',
-      'tools/call',
-      'tool_error',
-      0.25,
-    );
   });
 
   it('an unsupported 2025 protocol version (HTTP 400 envelope) is a transport rejection, not a request', () => {

@@ -1,36 +1,19 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import type { McpObservation } from '@app/mcp-transport';
 import { MetricsService, type McpEra, type McpRequestOutcome } from '@app/metrics';
-
-/** What a handler learns about its own message that the endpoint's observation cannot show. */
-interface MessageNotes {
-  toolError: boolean;
-}
 
 const NOTIFICATION_PREFIX = 'notifications/';
 const FRAMING_ERRORS = new Set(['rpc_error:-32700', 'rpc_error:-32600']);
 
 /**
  * The endpoint's `observe` hook → `mcp_requests_total` / `mcp_request_duration_seconds`. A
- * `tools/call` whose result is `isError` is still `ok` to the endpoint; the handler marks it through
- * {@link markToolError} (per message, in AsyncLocalStorage) so it counts as `tool_error`.
+ * `tools/call` whose result is `isError` is still `ok` to the endpoint, which says so in the
+ * observation (`toolError`), so it counts as `tool_error`. (No AsyncLocalStorage here: every
+ * enabled storage costs every promise in the process a property write; docs/benchmarks.md.)
  */
 @Injectable()
 export class McpRequestMetrics {
-  private readonly notes = new AsyncLocalStorage<MessageNotes>();
-
   constructor(private readonly metrics: MetricsService) {}
-
-  /** Runs one `endpoint.handle()` with its own notes. */
-  track<T>(handle: () => Promise<T>): Promise<T> {
-    return this.notes.run({ toolError: false }, handle);
-  }
-
-  markToolError(): void {
-    const notes = this.notes.getStore();
-    if (notes !== undefined) notes.toolError = true;
-  }
 
   observe(event: McpObservation): void {
     if (event.outcome.startsWith('http_')) {
@@ -54,7 +37,7 @@ export class McpRequestMetrics {
       // Notifications and (legacy) client responses are accepted with a 202; responses carry no
       // method, so their label is `unknown` (a request with an unknown method is an rpc_error).
       if (method === 'unknown' || method.startsWith(NOTIFICATION_PREFIX)) return 'notification';
-      return this.notes.getStore()?.toolError === true ? 'tool_error' : 'ok';
+      return event.toolError === true ? 'tool_error' : 'ok';
     }
     return outcome === 'rpc_error:-32603' ? 'internal_error' : 'protocol_error';
   }

@@ -7,7 +7,6 @@ import { Public, RequestContext } from '@app/identity';
 import { isAcceptable, McpEndpointService, type McpHttpRequest } from '@app/mcp-transport';
 import type { McpCallExtra } from '@app/mcp-tools';
 import { MetricsService } from '@app/metrics';
-import { McpRequestMetrics } from './mcp-request.metrics.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
@@ -24,7 +23,6 @@ export class McpController {
   constructor(
     private readonly endpoint: McpEndpointService<McpCallExtra>,
     private readonly context: RequestContext,
-    private readonly requestMetrics: McpRequestMetrics,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -49,7 +47,7 @@ export class McpController {
     const body = typeof request.body === 'string' ? request.body : '';
     const message: McpHttpRequest = { headers, body, requestId: request.id };
     const extra: McpCallExtra = { principal: this.context.principal, requestId: message.requestId };
-    const response = await this.requestMetrics.track(() => this.endpoint.handle(message, extra));
+    const response = await this.endpoint.handle(message, extra);
     await reply.status(response.status).headers(response.headers).send(response.body);
   }
 

@@ -12,6 +12,8 @@ export interface RestResponse {
   status: number;
   /** Parsed JSON body; `undefined` for an empty body (204). */
   body: unknown;
+  /** The body as the endpoint serialised it (`JSON.stringify` of `body`), when there is one. */
+  text?: string;
 }
 
 /**
@@ -53,25 +55,31 @@ export class RestDispatcher {
         query: toQuery(options.query),
         headers,
         payload,
+        // The options are ours and well-formed; skip light-my-request's per-call schema check.
+        validate: false,
       });
-      return {
-        status: res.statusCode,
-        body: res.body === '' ? undefined : (JSON.parse(res.body) as unknown),
-      };
+      const text = res.body;
+      return text === ''
+        ? { status: res.statusCode, body: undefined }
+        : { status: res.statusCode, body: JSON.parse(text) as unknown, text };
     } finally {
       this.dispatches.release(handle);
     }
   }
 }
 
-/** Tool arguments → query string values (arrays repeat the key; null/undefined are left out). */
+/**
+ * Tool arguments → query string values (arrays repeat the key; null/undefined are left out);
+ * `undefined` when nothing is left, so inject builds no query string at all.
+ */
 function toQuery(
   query: Record<string, unknown> | undefined,
 ): Record<string, string | string[]> | undefined {
   if (query === undefined) return undefined;
-  const out: Record<string, string | string[]> = {};
+  let out: Record<string, string | string[]> | undefined;
   for (const [k, v] of Object.entries(query)) {
     if (v === undefined || v === null) continue;
+    out ??= {};
     out[k] = Array.isArray(v)
       ? v.map((x) => String(x))
       : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'

@@ -114,7 +114,11 @@ export class ToolExecutor {
 
     const response = await this.dispatch(tool, args, caller);
     if (response.status >= 200 && response.status < 300) {
-      return { kind: 'complete', result: successResult(response.body ?? {}, ctx.protocolVersion) };
+      const result =
+        response.body === undefined || response.body === null
+          ? successResult({}, ctx.protocolVersion)
+          : successResult(response.body, ctx.protocolVersion, response.text);
+      return { kind: 'complete', result };
     }
     return this.fail(asEnvelope(response), ctx, outcome);
   }

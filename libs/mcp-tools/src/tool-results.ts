@@ -14,8 +14,9 @@ export function supportsStructuredContent(protocolVersion: string): boolean {
   return protocolVersion !== '2025-03-26';
 }
 
-export function successResult(value: unknown, protocolVersion: string): ToolResult {
-  const result: ToolResult = { content: [{ type: 'text', text: JSON.stringify(value) }] };
+/** `json`: `value` already serialised (the REST body as sent), so it is not stringified twice. */
+export function successResult(value: unknown, protocolVersion: string, json?: string): ToolResult {
+  const result: ToolResult = { content: [{ type: 'text', text: json ?? JSON.stringify(value) }] };
   if (supportsStructuredContent(protocolVersion)) result.structuredContent = value;
   return result;
 }

@@ -1342,6 +1342,24 @@ describe('observe', () => {
     expect(observe.mock.lastCall?.[0].outcome).toBe('input_required');
   });
 
+  it('says when a tools/call result is isError (toolError), in both eras, and only then', async () => {
+    const failing = { kind: 'complete', result: { ...CALL_RESULT, isError: true } } as const;
+    const { endpoint, observe } = setup({ handlers: { 'tools/call': handlerReturning(failing) } });
+    await endpoint.handle(modern('tools/call', { name: 't' }), EXTRA);
+    await endpoint.handle(legacy('tools/call', { name: 't' }), EXTRA);
+    expect(observe.mock.calls.map(([e]) => [e.outcome, e.toolError])).toEqual([
+      ['ok', true],
+      ['ok', true],
+    ]);
+
+    const fine = setup({
+      handlers: { 'tools/call': handlerReturning({ kind: 'complete', result: CALL_RESULT }) },
+    });
+    await fine.endpoint.handle(modern('tools/call', { name: 't' }), EXTRA);
+    await fine.endpoint.handle(modern('tools/list'), EXTRA);
+    expect(fine.observe.mock.calls.map(([e]) => e.toolError)).toEqual([false, false]);
+  });
+
   it('reports an internal error as rpc_error:-32603', async () => {
     const { endpoint, observe } = setup({
       handlers: { 'tools/list': handlerThrowing(new Error('x')) },

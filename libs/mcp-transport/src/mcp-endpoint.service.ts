@@ -76,6 +76,8 @@ interface Handled {
   protocolVersion: string;
   method: string;
   outcome: McpOutcomeLabel;
+  /** A `tools/call` answered with an `isError` result (see {@link McpObservation.toolError}). */
+  toolError?: boolean;
 }
 
 /** The header whose value must equal a body field, per method (SEP-2243 `Mcp-Name`). */
@@ -267,6 +269,7 @@ export class McpEndpointService<TExtra> {
       protocolVersion: handled.protocolVersion,
       method: handled.method,
       outcome: handled.outcome,
+      toolError: handled.toolError === true,
       durationMs: performance.now() - started,
     } satisfies McpObservation);
     return handled.response;
@@ -553,9 +556,13 @@ export class McpEndpointService<TExtra> {
       return this.renderThrown(error, ctx, label, requestId, extra);
     }
     try {
-      return ctx.era === 'legacy'
-        ? this.renderLegacyOutcome(outcome, ctx, label)
-        : this.renderModernOutcome(outcome, route, ctx, label);
+      const handled =
+        ctx.era === 'legacy'
+          ? this.renderLegacyOutcome(outcome, ctx, label)
+          : this.renderModernOutcome(outcome, route, ctx, label);
+      if (handled.outcome === 'ok' && isToolErrorResult(ctx.method, outcome))
+        handled.toolError = true;
+      return handled;
     } catch (error) {
       // e.g. a result JSON.stringify cannot serialise (BigInt, cycle), or a handler contract breach.
       return this.internalError(error, ctx, label, requestId, extra);
@@ -783,6 +790,16 @@ function headerMismatch(
     return `Mcp-Name header value '${echo(headerName)}' does not match body value '${shown}'`;
   }
   return undefined;
+}
+
+/** A completed `tools/call` whose result says `isError: true` (the tool ran and failed). */
+function isToolErrorResult(method: string, outcome: McpHandlerOutcome): boolean {
+  return (
+    method === 'tools/call' &&
+    outcome.kind === 'complete' &&
+    isJsonObject(outcome.result) &&
+    outcome.result.isError === true
+  );
 }
 
 function requireResultObject(result: unknown, method: string): Record<string, unknown> {

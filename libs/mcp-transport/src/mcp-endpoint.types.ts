@@ -114,6 +114,11 @@ export interface McpObservation {
   /** A method some MCP revision defines, or `unknown`. */
   method: string;
   outcome: McpOutcomeLabel;
+  /**
+   * `tools/call` only: the tool ran and answered a result with `isError: true` (its outcome is
+   * still `ok` for the protocol). Lets metrics count tool failures without per-message state.
+   */
+  toolError?: boolean;
   durationMs: number;
 }
 

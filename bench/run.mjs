@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// `npm run bench` ("npm run build && node bench/run.mjs"): the MCP server's throughput, latency
+// and CPU per request against the direct REST call, a bare Fastify floor and the official SDK v2,
+// measured side by side in interleaved rounds on loopback. Bounded: every load run has a fixed
+// duration or count, and the whole run stops by itself after BENCH_MAX_SECONDS (default 270).
+//
+// Database: a fresh database on DATABASE_URL's Postgres (dropped afterwards) when it is set,
+// else the embedded Postgres under a temporary DATA_DIR. Prints the table and rewrites this
+// engine's section of docs/benchmarks.md (BENCH_DOC=0 to skip); raw figures go to BENCH_JSON
+// (default: a file in the OS temp dir).
+//
+// Knobs (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2),
+// BENCH_SERIAL_SECONDS (2, the 1-connection runs), BENCH_CONNECTIONS (16), BENCH_G_PER_ROUND (150),
+// BENCH_H_PER_ROUND (100), BENCH_H_REPLAYS (50), BENCH_MAX_SECONDS (270),
+// BENCH_SCENARIOS (A,B,C,D,E,E+rl,F,G,H,A1,C1).
+// Before/after: BENCH_BASELINE=<another checkout with a built dist/> adds A@base and C@base, each
+// run at the same time as A and C (half the connections each, sides alternated per round), and
+// writes the `<engine>-vs-baseline` section instead. BENCH_ROOT=<checkout> measures another build.
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { optionsFromEnv, runBench } from './lib/bench.mjs';
+import { log } from './lib/processes.mjs';
+import { consoleTable, markdown, writeDocSection } from './lib/report.mjs';
+
+// BENCH_ROOT: measure another checkout's build (its dist/) with this benchmark.
+const root = resolve(process.env.BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+const options = optionsFromEnv();
+const started = [];
+const deadline = Date.now() + options.maxSeconds * 1000;
+
+async function stopAll() {
+  for (const item of started.toReversed()) {
+    try {
+      await item.stop();
+    } catch (err) {
+      log(`could not stop ${item.label}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  started.length = 0;
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    void stopAll().then(() => process.exit(130));
+  });
+}
+// The hard stop: whatever happens, nothing outlives the budget (+ 30 s to shut down).
+const watchdog = setTimeout(
+  () => {
+    log(`time budget of ${options.maxSeconds} s exceeded: stopping`);
+    stopping = true;
+    void stopAll().then(() => process.exit(124));
+  },
+  (options.maxSeconds + 30) * 1000,
+);
+
+let failed = false;
+try {
+  const t0 = Date.now();
+  const run = await runBench({
+    root,
+    options,
+    started,
+    deadline,
+    baselineRoot: process.env.BENCH_BASELINE,
+  });
+  await stopAll();
+  const text = markdown(run);
+  process.stdout.write(`\n${consoleTable(run)}\n\n`);
+  for (const n of run.notes) process.stdout.write(`${n}\n`);
+  const jsonFile =
+    process.env.BENCH_JSON ??
+    join(os.tmpdir(), `platform-bench-${run.env.engine}-${Date.now()}.json`);
+  await writeFile(
+    jsonFile,
+    JSON.stringify(
+      {
+        env: run.env,
+        summary: run.summary,
+        results: run.results,
+        ratios: run.ratios,
+        notes: run.notes,
+      },
+      null,
+      2,
+    ),
+  );
+  log(`raw figures: ${jsonFile}`);
+  if (process.env.BENCH_DOC !== '0') {
+    const doc = join(root, 'docs/benchmarks.md');
+    const section = process.env.BENCH_BASELINE ? `${run.env.engine}-vs-baseline` : run.env.engine;
+    await writeDocSection(doc, section, text);
+    log(`wrote the ${section} section of docs/benchmarks.md`);
+  }
+  log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+} catch (err) {
+  failed = true;
+  log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+} finally {
+  if (!stopping) await stopAll();
+  clearTimeout(watchdog);
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,196 @@
+// Scenario E: the official TypeScript SDK v2 (`@modelcontextprotocol/server` 2.4.0) serving one
+// tool equivalent to our `get_portal_user`, in its own process, composed the way the SDK spike
+// (docs: sdk-v2-spike.md) found workable: Fastify 5, `createMcpHandler(factory)` with a low-level
+// `Server` over a prebuilt handler table, `toNodeHandler` from `@modelcontextprotocol/node`, the
+// body Fastify already parsed handed on, and our own bearer check in an `onRequest` hook.
+//
+// Per request it does what an equivalent production tool must: resolve the bearer token with the
+// same principal query our server uses (one indexed query), check scope and permission, read the
+// row with the same SQL, and answer the same result shape. On `/mcp` it has no rate limits, no call
+// history, no log line and no metrics (our server has all four), so it does strictly less work than
+// A; `/mcp-limited` adds the two Postgres-backed rate limits (scenario E+rl).
+// Env: PORT (loopback), DATABASE_URL, DB_POOL_SIZE (default 10).
+import { createHash } from 'node:crypto';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  createMcpHandler,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+
+const db = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_SIZE ?? 10),
+  application_name: 'bench-sdk',
+});
+
+const PRINCIPAL_SQL = `SELECT t.id AS token_id, t.kind, t.scopes, t.client_name, t.expires_at, t.revoked_at,
+        t.organization_id, t.user_id, m.status AS membership_status, m.permissions
+   FROM api_tokens t
+   JOIN organizations o ON o.id = t.organization_id
+   JOIN users u ON u.id = t.user_id
+   LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.user_id
+  WHERE t.secret_hash = $1`;
+const ROW_SQL = `SELECT id, organization_id, account_id, email, name, external_id, status, invitation_sent_at,
+        invitation_expires_at, activated_at, deactivated_at, created_at, updated_at
+   FROM portal_users WHERE organization_id = $1 AND id = $2`;
+
+const iso = (d) => (d === null ? null : d.toISOString());
+const toDto = (r) => ({
+  id: r.id,
+  email: r.email,
+  name: r.name,
+  external_id: r.external_id,
+  account_id: r.account_id,
+  status: r.status,
+  invitation_sent_at: iso(r.invitation_sent_at),
+  invitation_expires_at: iso(r.invitation_expires_at),
+  activated_at: iso(r.activated_at),
+  deactivated_at: iso(r.deactivated_at),
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
+const toolResult = (value, isError = false) => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  structuredContent: value,
+  ...(isError ? { isError: true } : {}),
+});
+const envelope = (code, message) => toolResult({ error: { code, message } }, true);
+
+/** The prebuilt table: built once, shared by every per-request `Server` (as the spike did). */
+const TOOLS = new Map([
+  [
+    'get_portal_user',
+    {
+      definition: {
+        name: 'get_portal_user',
+        description: 'Get a portal user',
+        inputSchema: {
+          type: 'object',
+          properties: { id: { type: 'string', format: 'uuid' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
+        annotations: { readOnlyHint: true },
+      },
+      argumentNames: new Set(['id']),
+      scope: 'portal_users:read',
+      permission: 'portal_users.read',
+      async handler(args, principal) {
+        const { rows } = await db.query(ROW_SQL, [principal.organization_id, String(args.id)]);
+        if (rows.length === 0) return envelope('NOT_FOUND', 'Portal user not found');
+        return toolResult(toDto(rows[0]));
+      },
+    },
+  ],
+]);
+const TOOLS_LIST = { tools: [...TOOLS.values()].map((t) => t.definition) };
+
+async function callTool(request, ctx) {
+  const { name, arguments: args = {} } = request.params;
+  const tool = TOOLS.get(name);
+  if (tool === undefined)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  for (const key of Object.keys(args)) {
+    if (!tool.argumentNames.has(key))
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown argument "${key}"`);
+  }
+  const principal = ctx.http?.authInfo?.extra?.principal;
+  if (!principal.scopes.includes(tool.scope)) return envelope('insufficient_scope', 'scope');
+  if (principal.membership_status !== 'active')
+    return envelope('membership_inactive', 'membership');
+  if (!(principal.permissions ?? []).includes(tool.permission))
+    return envelope('insufficient_permission', 'permission');
+  try {
+    return await tool.handler(args, principal);
+  } catch {
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error');
+  }
+}
+
+const factory = () => {
+  const server = new Server(
+    { name: 'bench-sdk', version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler('tools/list', () => TOOLS_LIST);
+  server.setRequestHandler('tools/call', (request, ctx) => callTool(request, ctx));
+  return server;
+};
+const handler = toNodeHandler(createMcpHandler(factory, { onerror: () => undefined }));
+
+// `/mcp-limited`: the same, plus the two budgets our server keeps (per client IP before the token
+// lookup, per token after it) with the same library, store and table, so E can also be compared
+// doing equal work. Keys are prefixed `sdk-…` so they never share a budget with the server.
+const storeClient = { query: (q) => db.query({ text: q.text, values: q.values }) };
+const limiter = (keyPrefix) =>
+  new RateLimiterPostgres({
+    storeClient,
+    storeType: 'pool',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix,
+    points: 100_000_000,
+    duration: 60,
+  });
+const perIp = limiter('sdk-ip');
+const perToken = limiter('sdk-token');
+const limited = (request) => request.url === '/mcp-limited';
+async function allowed(limit, key, reply) {
+  try {
+    await limit.consume(key, 1);
+    return true;
+  } catch (res) {
+    if (!(res instanceof RateLimiterRes)) throw res;
+    await reply.code(429).send({ error: { code: 'RATE_LIMITED', message: 'rate limited' } });
+    return false;
+  }
+}
+
+const app = Fastify({ logger: false });
+app.addHook('onRequest', async (request, reply) => {
+  if (limited(request) && !(await allowed(perIp, request.ip, reply))) return reply;
+  const header = request.headers.authorization ?? '';
+  const secret = header.startsWith('Bearer ') ? header.slice(7) : '';
+  const hash = createHash('sha256').update(secret, 'utf8').digest('hex');
+  const { rows } = await db.query(PRINCIPAL_SQL, [hash]);
+  const row = rows[0];
+  if (secret === '' || row === undefined || row.revoked_at !== null) {
+    return reply.code(401).send({ error: { code: 'INVALID_TOKEN', message: 'invalid token' } });
+  }
+  if (limited(request) && !(await allowed(perToken, row.token_id, reply))) return reply;
+  request.raw.auth = {
+    token: secret,
+    clientId: row.token_id,
+    scopes: row.scopes,
+    extra: { principal: row },
+  };
+});
+const route = async (request, reply) => {
+  if (Array.isArray(request.body)) {
+    return reply
+      .code(400)
+      .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch' } });
+  }
+  reply.hijack();
+  await handler(request.raw, reply.raw, request.body);
+};
+app.post('/mcp', route);
+app.post('/mcp-limited', route);
+
+await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
+process.stdout.write(`ready ${app.server.address().port}\n`);
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(
+    signal,
+    () =>
+      void app
+        .close()
+        .then(() => db.end())
+        .then(() => process.exit(0)),
+  );
+}
