@@ -30,3 +30,23 @@ describe('rate limits (shared Postgres store)', () => {
     expect((await t.request('/health/ready')).status).toBe(200);
   });
 });
+
+describe('the in-process dispatch header', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ rateLimitPerIpPerMinute: 3 });
+  });
+  afterAll(async () => t.close());
+
+  it('does not exempt an outside request from the per-IP budget, whatever its value', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await t.request('/v1/portal-invitations/not-a-real-token/accept', {
+        method: 'POST',
+        headers: { 'x-internal-dispatch': `forged-${i}` },
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(3)).toEqual([429, 429]);
+  });
+});

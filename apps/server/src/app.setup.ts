@@ -7,6 +7,7 @@ import type { AppConfig } from '@app/config';
 import { poolStats } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
+import { InternalDispatchRegistry } from '@app/identity';
 import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
 import { registerMcpTransportSecurity } from '@app/mcp-server';
 
@@ -63,9 +64,14 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   metrics.setPoolStatsSource(() => poolStats(dataSource));
   registerMcpTransportSecurity(fastify, config, metrics);
   registerHttpMetrics(fastify, metrics);
-  registerIpRateLimit(fastify, app.get(RateLimitService), (path) => {
-    if (path === '/mcp') metrics.recordTransportRejection('rate_limited');
-  });
+  registerIpRateLimit(
+    fastify,
+    app.get(RateLimitService),
+    app.get(InternalDispatchRegistry),
+    (path) => {
+      if (path === '/mcp') metrics.recordTransportRejection('rate_limited');
+    },
+  );
   fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);

@@ -21,6 +21,11 @@ export class InternalDispatchRegistry {
     return handle;
   }
 
+  /** Whether `handle` was issued here and not yet taken (does not use it up). */
+  has(handle: string): boolean {
+    return this.pending.has(handle);
+  }
+
   /** Single use: the handle is gone after the first take. */
   take(handle: string): CallerContext | undefined {
     const caller = this.pending.get(handle);
