@@ -59,6 +59,8 @@ export const Out = {
       { type: String, enum: [...values], isArray: true },
       o,
     ),
+  stringArray: (o: FieldOptions = {}) =>
+    field({ type: 'array', items: { type: 'string' } }, { type: String, isArray: true }, o),
   /** A free-form JSON object (e.g. an audit event's `changes`). */
   object: (o: FieldOptions = {}) =>
     field(
