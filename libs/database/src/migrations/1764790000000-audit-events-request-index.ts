@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The admin console opens a tool call with the audit events it wrote: they share its request id. */
-export class AuditEventsRequestIndex1764720000000 implements MigrationInterface {
-  name = 'AuditEventsRequestIndex1764720000000';
+export class AuditEventsRequestIndex1764790000000 implements MigrationInterface {
+  name = 'AuditEventsRequestIndex1764790000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(
