@@ -101,10 +101,10 @@ describe('the admin console’s activity endpoints', () => {
     await t?.close();
   });
 
-  describe('GET /v1/mcp/tool-calls/per-minute', () => {
-    const series = (query: string, token = 'owner'): Promise<Json> =>
-      call(t, 'GET', `/v1/mcp/tool-calls/per-minute?${query}`, { token });
+  const series = (query: string, token = 'owner'): Promise<Json> =>
+    call(t, 'GET', `/v1/mcp/tool-calls/per-minute?${query}`, { token });
 
+  describe('GET /v1/mcp/tool-calls/per-minute', () => {
     it('counts every minute of the window by outcome, with the p95 duration', async () => {
       const res = await series(`since=${at(0)}&until=${at(3)}`);
       expect(res.status).toBe(200);

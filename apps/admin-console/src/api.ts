@@ -12,13 +12,16 @@ export class ApiError extends Error {
 }
 
 /**
- * The anti-CSRF token of the signed-in session. The API accepts the session cookie only on
- * same-origin requests that carry it in `X-CSRF-Token`; the console learns it when it loads
- * the session (see `session.ts`).
+ * The anti-CSRF token of the signed-in session and the organisation looked at. The API accepts
+ * the session cookie only on same-origin requests that carry the token in `X-CSRF-Token`; the
+ * console learns it when it loads the session (see `session.ts`).
  */
-let csrfToken: string | null = null;
-export function setCsrfToken(token: string | null): void {
-  csrfToken = token;
+let sessionHeaders: { csrf: string; organization: string } | null = null;
+export function setSessionHeaders(headers: { csrf: string; organization: string } | null): void {
+  sessionHeaders = headers;
+}
+export function csrfToken(): string {
+  return sessionHeaders?.csrf ?? '';
 }
 
 export type Query = Record<string, string | number | undefined | null>;
@@ -43,7 +46,10 @@ export async function api<T>(
   init: { method?: string; query?: Query; body?: unknown; signal?: AbortSignal } = {},
 ): Promise<T> {
   const headers = new Headers({ accept: 'application/json' });
-  if (csrfToken !== null) headers.set('x-csrf-token', csrfToken);
+  if (sessionHeaders !== null) {
+    headers.set('x-csrf-token', sessionHeaders.csrf);
+    headers.set('x-organization-id', sessionHeaders.organization);
+  }
   if (init.body !== undefined) headers.set('content-type', 'application/json');
   let res: Response;
   try {

@@ -10,7 +10,14 @@ import { CallPage } from './pages/call.js';
 import { ConfirmationPage, ConfirmationsPage } from './pages/confirmations.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TokensPage } from './pages/tokens.js';
-import { can, loadSession, signOut, type Session, type SessionState } from './session.js';
+import {
+  can,
+  chooseOrganization,
+  loadSession,
+  signOut,
+  type Session,
+  type SessionState,
+} from './session.js';
 import type { Facets } from './types.js';
 import { useApi } from './use-api.js';
 
@@ -46,15 +53,34 @@ export function App() {
         <ErrorNote error={state.error} />
       </main>
     );
-  if (state.kind === 'signed-out') return <SignInPage signInPath={state.signInPath} />;
+  if (state.kind === 'signed-out') return <SignInPage />;
+  if (state.kind === 'no-organization')
+    return (
+      <main id="main" class="narrow">
+        <h1>No organisation</h1>
+        <p>
+          {state.name}, you are signed in but belong to no organisation. An organisation admin can
+          add you.
+        </p>
+        <SignOutButton />
+      </main>
+    );
   return (
     <LocationProvider scope="/admin">
-      <SignedIn session={state.session} onSignedOut={() => location.assign('/admin/')} />
+      <SignedIn session={state.session} />
     </LocationProvider>
   );
 }
 
-function SignedIn(props: { session: Session; onSignedOut: () => void }) {
+function SignOutButton() {
+  return (
+    <button type="button" onClick={() => void signOut().then(() => location.assign('/admin/'))}>
+      Sign out
+    </button>
+  );
+}
+
+function SignedIn(props: { session: Session }) {
   const { session } = props;
   const history = can(session, 'audit.read');
   const admin = can(session, 'admin');
@@ -68,7 +94,23 @@ function SignedIn(props: { session: Session; onSignedOut: () => void }) {
       </a>
       <header class="top">
         <div class="brand">
-          <strong>{session.organization.name}</strong>
+          {session.memberships.length > 1 ? (
+            <label>
+              <span class="visually-hidden">Organisation</span>
+              <select
+                value={session.organization.id}
+                onChange={(e) => chooseOrganization(e.currentTarget.value)}
+              >
+                {session.memberships.map((m) => (
+                  <option key={m.organization_id} value={m.organization_id}>
+                    {m.organization_name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : (
+            <strong>{session.organization.name}</strong>
+          )}
           <span class="muted"> admin console</span>
         </div>
         <nav aria-label="Console">
@@ -91,17 +133,23 @@ function SignedIn(props: { session: Session; onSignedOut: () => void }) {
         </nav>
         <div class="who">
           <span title={session.person.email}>{session.person.name}</span>{' '}
-          <span class="muted">({session.membership.role})</span>{' '}
-          <button type="button" onClick={() => void signOut().then(props.onSignedOut)}>
-            Sign out
-          </button>
+          <span class="muted">({session.membership.role})</span> <SignOutButton />
         </div>
       </header>
       <main id="main" tabIndex={-1}>
         {nav.length === 0 ? (
           <p class="notice">
-            Your membership has neither <code>audit.read</code> nor <code>admin</code>: there is
-            nothing this console can show you. An organisation admin can grant them.
+            {session.membership.status === 'active' ? (
+              <>
+                Your membership has neither <code>audit.read</code> nor <code>admin</code>: there is
+                nothing this console can show you. An organisation admin can grant them.
+              </>
+            ) : (
+              <>
+                Your membership of {session.organization.name} is inactive (
+                <code>membership_inactive</code>): whoever manages members can reactivate it.
+              </>
+            )}
           </p>
         ) : (
           <DirectoryProvider facets={facets.data}>

@@ -5,3 +5,15 @@ export {
   registerAdminConsole,
   type AdminConsoleOptions,
 } from './admin-console.static.js';
+export {
+  CONSOLE_CLIENT_NAME,
+  CONSOLE_CSRF_HEADER,
+  CONSOLE_ORGANIZATION_HEADER,
+  CONSOLE_SESSION_SCOPES,
+  CONSOLE_SESSIONS,
+  ConsoleSessionGuard,
+  principalOf,
+  type ConsoleSessionMembership,
+  type ConsoleSessionPerson,
+  type ConsoleSessions,
+} from './console-session.guard.js';

@@ -19,6 +19,11 @@ export class RequestContext {
     this.cls.set('caller', caller);
   }
 
+  /** Whether a guard has already authenticated this request (the admin console's session). */
+  get hasCaller(): boolean {
+    return this.cls.isActive() && this.cls.get('caller') !== undefined;
+  }
+
   /** The authenticated caller; a programming error if read on a public route. */
   get caller(): CallerContext {
     const caller = this.cls.isActive() ? this.cls.get('caller') : undefined;

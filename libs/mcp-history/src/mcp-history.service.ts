@@ -120,7 +120,7 @@ export class McpHistoryService {
         tool_error: r.tool_error,
         refused: r.refused,
         protocol_error: r.protocol_error,
-        p95_ms: r.p95_ms === null ? null : Number(r.p95_ms),
+        p95_ms: r.p95_ms,
       })),
     };
   }

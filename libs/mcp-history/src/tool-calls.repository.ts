@@ -108,6 +108,13 @@ export interface ToolCallFacetRow {
 /** At most this many distinct values per facet (client names are client-supplied). */
 const FACET_LIMIT = 200;
 
+/** The distinct values of `column` among the organisation's calls since `$2`, as an array. */
+function distinct(column: string): string {
+  return `ARRAY(SELECT DISTINCT ${column} AS v FROM mcp_tool_calls
+                 WHERE organization_id = $1 AND created_at >= $2::timestamptz AND ${column} IS NOT NULL
+                 ORDER BY v LIMIT ${FACET_LIMIT})`;
+}
+
 function filterConditions(f: Omit<ToolCallSeriesFilter, 'since' | 'until'>): Condition[] {
   return [
     equals('tool', f.tool),
@@ -182,10 +189,6 @@ export class ToolCallsRepository {
 
   /** The distinct tools, statuses, clients, people and tokens of calls since `since`. */
   async facets(organizationId: string, since: string): Promise<ToolCallFacetRow> {
-    const distinct = (column: string): string =>
-      `ARRAY(SELECT DISTINCT ${column} AS v FROM mcp_tool_calls
-              WHERE organization_id = $1 AND created_at >= $2::timestamptz AND ${column} IS NOT NULL
-              ORDER BY v LIMIT ${FACET_LIMIT})`;
     const rows = await this.ds.query<ToolCallFacetRow[]>(
       `SELECT ${distinct('tool')} AS tools, ${distinct('status')} AS statuses,
               ${distinct('client_name')} AS clients, ${distinct('user_id::text')} AS user_ids,

@@ -1,7 +1,7 @@
 import { signInUrl } from '../session.js';
 
 /** Not signed in: one link to the organisation's sign-in, coming back to the page asked for. */
-export function SignInPage(props: { signInPath: string }) {
+export function SignInPage() {
   const returnTo = `${location.pathname}${location.search}`;
   return (
     <main id="main" class="narrow sign-in">
@@ -11,7 +11,7 @@ export function SignInPage(props: { signInPath: string }) {
         no longer trust.
       </p>
       <p>
-        <a class="button primary" href={signInUrl(props.signInPath, returnTo)}>
+        <a class="button primary" href={signInUrl(returnTo)}>
           Sign in
         </a>
       </p>
