@@ -69,7 +69,7 @@ describe('signing in with a one-time e-mail link', () => {
 
     const session: Json = await (await browser.fetch('/session')).json();
     expect(session.person.email).toBe(OWNER);
-    expect(session.person.memberships.map((m) => m.organization_slug)).toContain('acme');
+    expect(session.person.memberships.map((m: Json) => m.organization_slug)).toContain('acme');
     expect(session.csrf_token.length).toBeGreaterThan(20);
   });
 
