@@ -4,6 +4,7 @@ import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AccessGuard, AccessModule } from '@app/access';
+import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule } from '@app/database';
 import { DemoModule } from '@app/demo';
@@ -19,9 +20,16 @@ import { AccountsModule } from '@app/accounts';
 import { AuditTrailModule } from '@app/audit-trail';
 import { MailModule } from '@app/mail';
 import { OrgAdminModule } from '@app/org-admin';
+import { OAuthServerModule } from '@app/oauth-server';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
 const MCP_PATH = '/mcp';
+/** Query parameters that carry one-time secrets (sign-in links, authorization codes). */
+const SECRET_QUERY_PARAMS = /([?&](?:token|code|state|code_verifier)=)[^&#]*/g;
+
+function redactUrlSecrets(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');
+}
 
 /** Wiring only: which libraries make up the server, and the global filter and guards. */
 @Module({})
@@ -66,7 +74,7 @@ export class AppModule {
               req: (req: { id: string; method: string; url: string }) => ({
                 id: req.id,
                 method: req.method,
-                url: req.url,
+                url: redactUrlSecrets(req.url),
               }),
             },
           },
@@ -85,6 +93,8 @@ export class AppModule {
         OrgAdminModule,
         McpHistoryModule,
         McpServerModule,
+        OAuthServerModule,
+        AdminConsoleModule,
       ],
       providers: [
         {
@@ -100,6 +110,8 @@ export class AppModule {
               },
             }),
         },
+        // The admin console's same-origin session first; everything else is a bearer token.
+        { provide: APP_GUARD, useExisting: ConsoleSessionGuard },
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useExisting: TokenRateLimitGuard },
         { provide: APP_GUARD, useExisting: AccessGuard },

@@ -17,3 +17,4 @@ export {
   type ConsoleSessionPerson,
   type ConsoleSessions,
 } from './console-session.guard.js';
+export { AdminConsoleModule } from './admin-console.module.js';
