@@ -33,7 +33,7 @@ const PERSON: ConsoleSessionPerson = {
 function harness(opts: { person?: ConsoleSessionPerson | null; csrfOk?: boolean } = {}) {
   let caller: CallerContext | undefined;
   const context = {
-    setCaller: (c: CallerContext) => {
+    setSessionCaller: (_request: object, c: CallerContext) => {
       caller = c;
     },
   };

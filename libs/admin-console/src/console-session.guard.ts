@@ -66,16 +66,12 @@ export const CONSOLE_SESSIONS = Symbol('CONSOLE_SESSIONS');
  */
 @Injectable()
 export class ConsoleSessionGuard implements CanActivate {
-  private readonly origin: string;
-
   constructor(
     private readonly reflector: Reflector,
     private readonly context: RequestContext,
     @Inject(CONSOLE_SESSIONS) private readonly sessions: ConsoleSessions,
-    config: AppConfig,
-  ) {
-    this.origin = new URL(config.baseUrl).origin;
-  }
+    private readonly config: AppConfig,
+  ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()]))
@@ -97,7 +93,7 @@ export class ConsoleSessionGuard implements CanActivate {
     const person = await this.sessions.currentPerson(request);
     if (person === null)
       throw new DomainError('UNAUTHENTICATED', 'Your session has ended: sign in again');
-    this.context.setCaller({
+    this.context.setSessionCaller(request, {
       principal: principalOf(person, request.headers[CONSOLE_ORGANIZATION_HEADER]),
       channel: 'api',
       clientName: CONSOLE_CLIENT_NAME,
@@ -112,7 +108,8 @@ export class ConsoleSessionGuard implements CanActivate {
     const site = request.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin') return false;
     const origin = request.headers.origin;
-    return origin === undefined || origin === this.origin;
+    // Read per request: the port is known only once the server listens (PORT=0 in tests).
+    return origin === undefined || origin === new URL(this.config.baseUrl).origin;
   }
 }
 
