@@ -85,7 +85,14 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
         'Organisations, members, portal users, customer accounts, tokens and the audit trail.',
       )
       .setVersion('1')
-      .addBearerAuth()
+      .addBearerAuth({
+        type: 'http',
+        scheme: 'bearer',
+        // Opaque secrets looked up by hash, not JWTs: nothing in them can be decoded or verified.
+        bearerFormat: 'opaque',
+        description:
+          'An opaque token in the Authorization header only: `pat_…` (personal) or `oat_…` (OAuth).',
+      })
       .addServer(config.baseUrl)
       .build(),
   );

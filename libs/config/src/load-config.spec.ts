@@ -72,8 +72,18 @@ describe('.env.example', () => {
     const { ENV_KEYS } = await import('./load-config.js');
     const text = await readFile(new URL('../../../.env.example', import.meta.url), 'utf8');
     for (const [name] of ENV_KEYS) {
-      if (name === 'NODE_ENV') continue;
       expect(text, name).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+    }
+  });
+});
+
+describe('README configuration table', () => {
+  it('has a row for every key the server reads', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { ENV_KEYS } = await import('./load-config.js');
+    const text = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    for (const [name] of ENV_KEYS) {
+      expect(text, name).toMatch(new RegExp(`^\\| \`${name}\` +\\|`, 'm'));
     }
   });
 });
