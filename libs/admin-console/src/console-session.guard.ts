@@ -145,6 +145,8 @@ export function principalOf(
     tokenKind: 'session',
     scopes: CONSOLE_SESSION_SCOPES,
     clientName: CONSOLE_CLIENT_NAME,
+    // Not bound to the MCP endpoint; its scopes keep it to what the console reads.
+    audience: null,
     organizationId: membership.organizationId,
     organizationSlug: membership.organizationSlug,
     userId: person.userId,
