@@ -76,13 +76,12 @@ describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
 
   it('describes every input field with the same sentence the MCP tool schema carries (one source)', () => {
     const catalog = new ToolCatalog();
-    const toolProps = (tool: string): Record<string, Json> =>
-      catalog.get(tool)!.inputSchema.properties as Record<string, Json>;
+    const toolProps = (tool: string): Json => catalog.get(tool)!.inputSchema.properties;
     const create = doc.components.schemas.CreatePortalUserDto.properties;
-    for (const [name, schema] of Object.entries(toolProps('create_portal_user')))
+    for (const [name, schema] of Object.entries<Json>(toolProps('create_portal_user')))
       expect(create[name]?.description, name).toBe(schema.description);
-    const query = doc.paths['/v1/portal-users'].get.parameters as Json[];
-    for (const [name, schema] of Object.entries(toolProps('list_portal_users'))) {
+    const query: Json[] = doc.paths['/v1/portal-users'].get.parameters;
+    for (const [name, schema] of Object.entries<Json>(toolProps('list_portal_users'))) {
       const param = query.find((p) => p.name === name);
       expect(param?.description, name).toBe(schema.description);
     }
