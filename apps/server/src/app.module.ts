@@ -9,7 +9,12 @@ import { DatabaseModule } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
-import { BearerAuthGuard, IdentityModule, INTERNAL_DISPATCH_HEADER } from '@app/identity';
+import {
+  BearerAuthGuard,
+  IdentityModule,
+  INTERNAL_DISPATCH_HEADER,
+  redactUrl,
+} from '@app/identity';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { McpHistoryModule } from '@app/mcp-history';
@@ -63,10 +68,12 @@ export class AppModule {
               censor: '[redacted]',
             },
             serializers: {
+              // Secrets in a URL (a token in the query, the invitation token in its path) never
+              // reach the log.
               req: (req: { id: string; method: string; url: string }) => ({
                 id: req.id,
                 method: req.method,
-                url: req.url,
+                url: redactUrl(req.url),
               }),
             },
           },

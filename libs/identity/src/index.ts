@@ -13,3 +13,4 @@ export { Public, IS_PUBLIC } from './public.decorator.js';
 export { RequestContext } from './request-context.js';
 export { TokensService, type IssueTokenInput, type IssuedToken } from './tokens.service.js';
 export { hashTokenSecret, looksLikeTokenSecret } from './token-secret.js';
+export { redactUrl, REDACTED } from './url-redaction.js';

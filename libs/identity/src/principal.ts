@@ -5,6 +5,8 @@ export interface Principal {
   tokenId: string;
   tokenKind: TokenKind;
   scopes: readonly Scope[];
+  /** When the token stops working; `null` when it does not expire. Bounds the tokens it mints. */
+  expiresAt: Date | null;
   /** The MCP client the token was issued to (OAuth), or the name a person gave a personal token. */
   clientName: string | null;
   organizationId: string;

@@ -23,7 +23,7 @@ export class MailOutboxController {
   constructor(private readonly outbox: MailOutboxService) {}
 
   @Get()
-  @RequiresAccess({ permission: 'admin' })
+  @RequiresAccess({ scope: { resource: 'org', access: 'admin' }, permission: 'admin' })
   @ApiOperation({
     operationId: 'listMailOutbox',
     summary:

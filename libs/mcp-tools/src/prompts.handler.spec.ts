@@ -60,6 +60,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenId: 't1',
     tokenKind: 'personal',
     scopes: ['portal_users:write', 'audit:read'],
+    expiresAt: null,
     clientName: null,
     organizationId: 'o1',
     organizationSlug: 'acme',

@@ -17,7 +17,7 @@ import {
 } from './member.dto.js';
 import { MembersService } from './members.service.js';
 
-/** Organisation members (human/admin operations, not MCP tools: no token scope, `admin` permission). */
+/** Organisation members (human/admin operations, not MCP tools): `org:admin` scope and `admin` permission. */
 @ApiTags('members')
 @ApiBearerAuth()
 @UsePipes(ApiValidationPipe)
@@ -26,7 +26,7 @@ export class MembersController {
   constructor(private readonly members: MembersService) {}
 
   @Get()
-  @RequiresAccess({ permission: 'admin' })
+  @RequiresAccess({ scope: { resource: 'org', access: 'admin' }, permission: 'admin' })
   @ApiOperation({
     operationId: 'listMembers',
     summary: 'List the organisation’s members (by e-mail, cursor pagination)',
@@ -38,7 +38,7 @@ export class MembersController {
   }
 
   @Patch(':user_id')
-  @RequiresAccess({ permission: 'admin' })
+  @RequiresAccess({ scope: { resource: 'org', access: 'admin' }, permission: 'admin' })
   @ApiOperation({
     operationId: 'updateMember',
     summary: 'Change a member’s status, role or permissions',

@@ -24,7 +24,7 @@ import {
 } from './token.dto.js';
 import { OrganizationTokensService } from './organization-tokens.service.js';
 
-/** API tokens (human/admin operations, not MCP tools: no token scope). */
+/** API tokens (human/admin operations, not MCP tools): `org:admin` scope and `admin` permission. */
 @ApiTags('tokens')
 @ApiBearerAuth()
 @UsePipes(ApiValidationPipe)
@@ -33,11 +33,10 @@ export class TokensController {
   constructor(private readonly tokens: OrganizationTokensService) {}
 
   @Get()
-  @RequiresAccess({})
+  @RequiresAccess({ scope: { resource: 'org', access: 'admin' }, permission: 'admin' })
   @ApiOperation({
     operationId: 'listTokens',
-    summary:
-      'List tokens: your own; an admin sees everyone’s (filter with user_id). Never the secrets.',
+    summary: 'List the organisation’s tokens (filter with user_id). Never the secrets.',
   })
   @ApiOkResponse({ type: TokenPageDto })
   @ApiErrors('VALIDATION_ERROR', ...AUTH_ERROR_CODES)
@@ -46,11 +45,11 @@ export class TokensController {
   }
 
   @Post()
-  @RequiresAccess({ permission: 'admin' })
+  @RequiresAccess({ scope: { resource: 'org', access: 'admin' }, permission: 'admin' })
   @ApiOperation({
     operationId: 'createToken',
     summary:
-      'Create a personal token for yourself with chosen scopes (at most your token’s) and optional expiry; the secret is shown once',
+      'Create a personal token for yourself with chosen scopes (at most your token’s) and expiry (no later than your token’s); the secret is shown once',
   })
   @ApiCreatedResponse({ type: CreatedTokenDto })
   @ApiErrors('VALIDATION_ERROR', ...AUTH_ERROR_CODES)
@@ -59,7 +58,7 @@ export class TokensController {
   }
 
   @Delete(':id')
-  @RequiresAccess({ permission: 'admin' })
+  @RequiresAccess({ scope: { resource: 'org', access: 'admin' }, permission: 'admin' })
   @ApiOperation({ operationId: 'revokeToken', summary: 'Revoke a token (idempotent)' })
   @ApiOkResponse({ type: TokenDto })
   @ApiErrors('VALIDATION_ERROR', 'NOT_FOUND', ...AUTH_ERROR_CODES)
