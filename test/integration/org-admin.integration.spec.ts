@@ -376,7 +376,10 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
                 /^each value must be one of the following values: portal_users:read/,
               ),
             },
-            { field: 'expires_at', message: 'must be an ISO 8601 date-time' },
+            {
+              field: 'expires_at',
+              message: 'must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z',
+            },
             { field: 'kind', message: 'is not allowed' },
           ]),
         );

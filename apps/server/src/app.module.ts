@@ -5,7 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule } from '@app/database';
+import { DatabaseModule, logSafeError } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
@@ -68,6 +68,8 @@ export class AppModule {
               censor: '[redacted]',
             },
             serializers: {
+              // Database errors without their parameters, detail or message (request data).
+              err: logSafeError,
               // Secrets in a URL (a token in the query, the invitation token in its path) never
               // reach the log.
               req: (req: { id: string; method: string; url: string }) => ({

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
-import { Out, PageQueryDto } from '@app/rest-contract';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { Out, TimeRangeQueryDto } from '@app/rest-contract';
 import {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
@@ -9,7 +9,7 @@ import {
 } from './audit-vocabulary.js';
 
 /** `GET /v1/audit-events` filters (+ `limit`, `cursor`). */
-export class ListAuditEventsQueryDto extends PageQueryDto {
+export class ListAuditEventsQueryDto extends TimeRangeQueryDto {
   @ApiPropertyOptional({ format: 'uuid', description: 'Only events by this person (user id).' })
   @IsOptional()
   @IsUUID('all')
@@ -37,16 +37,6 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(AUDIT_CHANNELS)
   channel?: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events at or after this instant.' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  since?: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events before this instant.' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  until?: string;
 }
 
 export class AuditEventDto {

@@ -37,3 +37,4 @@ export type {
   McpServerCapabilities,
   McpServerInfo,
 } from './mcp-endpoint.types.js';
+export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
