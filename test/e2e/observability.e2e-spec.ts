@@ -337,7 +337,7 @@ describe('stdout log', () => {
       for (const field of TOOL_CALL_FIELDS)
         expect(line, `${c.label}: ${field}`).toHaveProperty(field);
       expect(line, c.label).toMatchObject({
-        tool: c.tool === 'no_such_tool' ? 'unknown' : c.tool,
+        tool: c.tool,
         org: c.who.organizationId,
         token: c.who.tokenId,
         user: c.who.userId,
@@ -406,7 +406,7 @@ describe('call and confirmation history (admin endpoints)', () => {
       const rows = data.filter((r: Json) => r.request_id === c.requestId);
       expect(rows, c.label).toHaveLength(1);
       expect(rows[0], c.label).toMatchObject({
-        tool: c.tool === 'no_such_tool' ? 'unknown' : c.tool,
+        tool: c.tool,
         status: c.status,
         is_error: c.isError,
         era: c.era,

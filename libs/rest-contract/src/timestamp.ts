@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { isRFC3339, ValidateBy, type ValidationOptions } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 
 export const TIMESTAMP_MESSAGE = 'must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z';
 
@@ -46,8 +47,16 @@ export const Timestamp = (options?: ValidationOptions): PropertyDecorator => {
     },
     options,
   );
+  // In generated JSON Schemas (tool input schemas): an RFC 3339 string, not the property's
+  // declared TypeScript type (which for `string | null` is `Object`).
+  const schema = JSONSchema((source) => {
+    const rest: Record<string, unknown> = { ...source };
+    delete rest.$ref;
+    return { ...rest, type: 'string', format: 'date-time' };
+  });
   return (target: object, property: string | symbol) => {
     transform(target, property);
     validate(target, property);
+    if (typeof property === 'string') schema(target, property);
   };
 };
