@@ -24,6 +24,7 @@ import { AccountsModule } from '@app/accounts';
 import { AuditTrailModule } from '@app/audit-trail';
 import { MailModule } from '@app/mail';
 import { OrgAdminModule } from '@app/org-admin';
+import { OAuthServerModule } from '@app/oauth-server';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
 const MCP_PATH = '/mcp';
@@ -94,6 +95,7 @@ export class AppModule {
         OrgAdminModule,
         McpHistoryModule,
         McpServerModule,
+        OAuthServerModule,
       ],
       providers: [
         {

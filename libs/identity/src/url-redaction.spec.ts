@@ -11,8 +11,8 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?a=1&access_token=s1&access_token=s2')).toBe(
       '/x?a=1&access_token=[redacted]&access_token=[redacted]',
     );
-    expect(redactUrl('/oauth/callback?code=abc&state=s')).toBe(
-      '/oauth/callback?code=[redacted]&state=s',
+    expect(redactUrl('/oauth/callback?code=abc&state=s&iss=x')).toBe(
+      '/oauth/callback?code=[redacted]&state=[redacted]&iss=x',
     );
     expect(redactUrl('/x?%E0%A4%A=pat_abc')).toBe('/x?[redacted]');
     expect(redactUrl('/v1/accounts?q=token')).toBe('/v1/accounts?q=token');

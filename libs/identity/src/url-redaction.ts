@@ -1,10 +1,15 @@
-/** Query parameters that carry a secret (bearer or refresh tokens, OAuth codes, invitation tokens). */
+/**
+ * Query parameters that carry a secret: bearer or refresh tokens, one-time sign-in link tokens,
+ * OAuth authorization codes, state and PKCE verifiers.
+ */
 const SECRET_QUERY_PARAMETERS = new Set([
   'access_token',
   'refresh_token',
   'id_token',
   'token',
   'code',
+  'state',
+  'code_verifier',
   'client_secret',
   'password',
 ]);

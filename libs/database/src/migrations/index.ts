@@ -6,7 +6,8 @@ import { Accounts1764710000000 } from './1764710000000-accounts.js';
 import { PortalUsers1764710000001 } from './1764710000001-portal-users.js';
 import { AuditEvents1764710000002 } from './1764710000002-audit-events.js';
 import { MailOutbox1764710000003 } from './1764710000003-mail-outbox.js';
-import { OauthTokensReadOnly1764720000000 } from './1764720000000-oauth-tokens-read-only.js';
+import { OAuth1764720000000 } from './1764720000000-oauth.js';
+import { OauthTokensReadOnly1764720000100 } from './1764720000100-oauth-tokens-read-only.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -21,5 +22,6 @@ export const MIGRATIONS = [
   PortalUsers1764710000001,
   AuditEvents1764710000002,
   MailOutbox1764710000003,
-  OauthTokensReadOnly1764720000000,
+  OAuth1764720000000,
+  OauthTokensReadOnly1764720000100,
 ];

@@ -4,8 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * OAuth tokens hold read scopes only: an allowlist instead of a list of forbidden write scopes, so
  * `org:admin` (and any scope added later) is refused by the database too, not only at issuance.
  */
-export class OauthTokensReadOnly1764720000000 implements MigrationInterface {
-  name = 'OauthTokensReadOnly1764720000000';
+export class OauthTokensReadOnly1764720000100 implements MigrationInterface {
+  name = 'OauthTokensReadOnly1764720000100';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE api_tokens DROP CONSTRAINT ck_api_tokens_oauth_read_only`);
