@@ -7,7 +7,7 @@ import {
   TokenScopeCheck,
 } from './access-checks.js';
 import { AccessPolicy } from './access.policy.js';
-import type { AccessRequirement } from './access-requirement.js';
+import type { AccessRequirement } from '@app/access-vocabulary';
 
 function principal(over: Partial<Principal> = {}): Principal {
   return {

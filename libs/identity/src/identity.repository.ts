@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
-import type { MembershipStatus, Permission, Role } from './access-vocabulary.js';
+import type { MembershipStatus, Permission, Role } from '@app/access-vocabulary';
 import { MembershipEntity, OrganizationEntity, UserEntity } from './entities.js';
 
 export interface MemberView {

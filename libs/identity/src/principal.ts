@@ -1,4 +1,4 @@
-import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './access-vocabulary.js';
+import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
 
 /** Who is calling: the token, its organisation, and the person who authorized it. */
 export interface Principal {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
-import { OAUTH_GRANTABLE_SCOPES, type Scope, type TokenKind } from './access-vocabulary.js';
+import { OAUTH_GRANTABLE_SCOPES, type Scope, type TokenKind } from '@app/access-vocabulary';
 import type { ApiTokenEntity } from './entities.js';
 import type { Principal } from './principal.js';
 import {

@@ -43,7 +43,7 @@ const MENTIONED = [
 
 function catalogOf(names: readonly string[]): ToolCatalog {
   const tools = new Map(
-    names.map((n) => [n, { def: { name: n, access: ACCESS[n] ?? {} } } as unknown as CompiledTool]),
+    names.map((n) => [n, { def: { name: n }, access: ACCESS[n] ?? {} } as unknown as CompiledTool]),
   );
   return { get: (name: string) => tools.get(name) } as unknown as ToolCatalog;
 }

@@ -51,7 +51,7 @@ function tool(
   access: AccessRequirement,
   method: 'GET' | 'POST' = 'GET',
 ): CompiledTool {
-  return { def: { name, access, endpoint: { method, path } } } as unknown as CompiledTool;
+  return { def: { name, endpoint: { method, path } }, access } as unknown as CompiledTool;
 }
 
 const TOOLS = new Map<string, CompiledTool>([

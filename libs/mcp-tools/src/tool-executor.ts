@@ -86,7 +86,7 @@ export class ToolExecutor {
     extra: McpCallExtra,
     outcome: ToolCallOutcome,
   ): Promise<McpHandlerOutcome> {
-    const refusal = this.policy.evaluate(extra.principal, tool.def.access);
+    const refusal = this.policy.evaluate(extra.principal, tool.access);
     if (refusal !== null) return this.fail(refusal.toEnvelope(), ctx, outcome);
 
     const caller: CallerContext = {

@@ -32,7 +32,7 @@ const ERRORS =
 
 /**
  * Every MCP tool, in the order `tools/list` shows them. Each dispatches to one REST endpoint; its
- * scope and permission are the endpoint's (PRODUCT §7).
+ * scope and permission are the endpoint's (declared once, in the endpoint's contract).
  */
 export const TOOLS: readonly ToolDefinition[] = [
   {
@@ -41,7 +41,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Who this connection acts as: the person who authorized the client, the organisation, the token ' +
       'scopes and the person’s permissions. Call it first when unsure what you may do.',
     annotations: read('Current context'),
-    access: {},
     endpoint: ME_ENDPOINTS.me,
   },
   {
@@ -52,20 +51,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Paginated: pass next_cursor back as cursor to get the next page. ' +
       ERRORS,
     annotations: read('List portal users'),
-    access: {
-      scope: { resource: 'portal_users', access: 'read' },
-      permission: 'portal_users.read',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.list,
   },
   {
     name: 'get_portal_user',
     description: `Get one portal user by id, with status and account. ${ERRORS}`,
     annotations: read('Get portal user'),
-    access: {
-      scope: { resource: 'portal_users', access: 'read' },
-      permission: 'portal_users.read',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.get,
   },
   {
@@ -75,20 +66,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       'must be unique in the organisation (DUPLICATE_ERROR), as must external_id (CONFLICT); account_id ' +
       `must be an account of this organisation. ${ERRORS}`,
     annotations: write('Create portal user', false, true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.create,
   },
   {
     name: 'update_portal_user',
     description: `Change a portal user’s name, e-mail, external_id or account. Only the fields given change. ${ERRORS}`,
     annotations: write('Update portal user', true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.update,
   },
   {
@@ -97,10 +80,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Send the invitation e-mail again to a portal user who has not accepted it yet. A user who is already ' +
       `active cannot be invited again (BAD_REQUEST). ${ERRORS}`,
     annotations: write('Resend invitation', false, true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.invite',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.resendInvitation,
   },
   {
@@ -109,20 +88,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Deactivate an active portal user (they can no longer sign in; reversible with activate_portal_user). ' +
       `A user who never accepted the invitation cannot be deactivated (FORBIDDEN). ${ERRORS}`,
     annotations: write('Deactivate portal user', true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.deactivate,
   },
   {
     name: 'activate_portal_user',
     description: `Reactivate an inactive portal user. ${ERRORS}`,
     annotations: write('Activate portal user', true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.activate,
   },
   {
@@ -132,10 +103,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       '(protocol 2026-07-28 with form elicitation); without that the call returns confirmation_required and ' +
       `nothing is deleted. ${ERRORS}`,
     annotations: destroy('Delete portal user'),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.delete',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.delete,
     confirmation: {
       targetType: 'portal_user',
@@ -150,14 +117,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       'List the organisation’s customer accounts (companies), newest first. Paginated with cursor / ' +
       `next_cursor. ${ERRORS}`,
     annotations: read('List accounts'),
-    access: { scope: { resource: 'accounts', access: 'read' }, permission: 'accounts.read' },
     endpoint: ACCOUNTS_ENDPOINTS.list,
   },
   {
     name: 'get_account',
     description: `Get one customer account by id. ${ERRORS}`,
     annotations: read('Get account'),
-    access: { scope: { resource: 'accounts', access: 'read' }, permission: 'accounts.read' },
     endpoint: ACCOUNTS_ENDPOINTS.get,
   },
   {
@@ -166,14 +131,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Create a customer account. external_id must be unique in the organisation (CONFLICT), as must ' +
       `tax_id (DUPLICATE_ERROR). ${ERRORS}`,
     annotations: write('Create account', false),
-    access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.manage' },
     endpoint: ACCOUNTS_ENDPOINTS.create,
   },
   {
     name: 'update_account',
     description: `Change an account’s name, external_id or tax_id. Only the fields given change. ${ERRORS}`,
     annotations: write('Update account', true),
-    access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.manage' },
     endpoint: ACCOUNTS_ENDPOINTS.update,
   },
   {
@@ -183,7 +146,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Destructive: the person using the client is asked to confirm (protocol 2026-07-28 with form ' +
       `elicitation); without that the call returns confirmation_required and nothing is deleted. ${ERRORS}`,
     annotations: destroy('Delete account'),
-    access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.delete' },
     endpoint: ACCOUNTS_ENDPOINTS.delete,
     confirmation: {
       targetType: 'account',
@@ -199,7 +161,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       '(channel). Filter by actor, action, resource_type, resource_id, channel, since, until (ISO 8601). ' +
       `Paginated with cursor / next_cursor. ${ERRORS}`,
     annotations: read('List audit events'),
-    access: { scope: { resource: 'audit', access: 'read' }, permission: 'audit.read' },
     endpoint: AUDIT_TRAIL_ENDPOINTS.listAuditEvents,
   },
 ];

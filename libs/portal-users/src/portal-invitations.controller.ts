@@ -1,27 +1,18 @@
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { Public } from '@app/identity';
-import { ApiErrors, type Plain } from '@app/rest-contract';
+import { Controller, Param } from '@nestjs/common';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
+import { type Plain, Endpoint } from '@app/rest-contract';
 import { AcceptedInvitationDto } from './portal-user.dto.js';
 import { PortalUsersService } from './portal-users.service.js';
+import { PORTAL_USERS_ENDPOINTS } from './portal-users.endpoints.js';
 
 /** The one public portal-user route: the invitation link from the e-mail. */
 @ApiTags('portal users')
-@Controller('v1/portal-invitations')
+@Controller()
 export class PortalInvitationsController {
   constructor(private readonly portalUsers: PortalUsersService) {}
 
-  @Post(':token/accept')
-  @Public()
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'acceptPortalInvitation',
-    summary:
-      'Accept an invitation with the secret from the e-mail (no bearer token): the portal user becomes active',
-  })
+  @Endpoint(PORTAL_USERS_ENDPOINTS.acceptInvitation)
   @ApiParam({ name: 'token', description: 'The invitation secret from the e-mail.' })
-  @ApiOkResponse({ type: AcceptedInvitationDto })
-  @ApiErrors('NOT_FOUND')
   accept(@Param('token') token: string): Promise<Plain<AcceptedInvitationDto>> {
     return this.portalUsers.acceptInvitation(token);
   }
