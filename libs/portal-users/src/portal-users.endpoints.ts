@@ -117,6 +117,8 @@ export const PORTAL_USERS_ENDPOINTS = {
     operationId: 'acceptPortalInvitation',
     summary:
       'Accept an invitation with the secret from the e-mail (no bearer token): the portal user becomes active',
+    description:
+      'Without a body (or with JSON) the answer is JSON. The invitation page (GET on the same URL, for browsers) posts a form here and gets an HTML page back.',
     errors: ['NOT_FOUND'],
     response: AcceptedInvitationDto,
   },

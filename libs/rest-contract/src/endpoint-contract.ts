@@ -18,6 +18,8 @@ export interface EndpointContract {
   access: EndpointAccess;
   operationId: string;
   summary: string;
+  /** More than the summary says, for the OpenAPI document. */
+  description?: string;
   /** Error codes besides the authentication and access codes, which follow from `access`. */
   errors: readonly ErrorCode[];
   params?: DtoClass;

@@ -33,7 +33,11 @@ export function Endpoint(contract: EndpointContract): MethodDecorator {
     ...(access.kind === 'public'
       ? [Public()]
       : [RequiresAccess(requirementOf(access)), ApiBearerAuth()]),
-    ApiOperation({ operationId: contract.operationId, summary: contract.summary }),
+    ApiOperation({
+      operationId: contract.operationId,
+      summary: contract.summary,
+      ...(contract.description === undefined ? {} : { description: contract.description }),
+    }),
     contract.status === 201
       ? ApiCreatedResponse({ type: contract.response })
       : ApiOkResponse({ type: contract.response }),
