@@ -111,7 +111,7 @@ describe('route-by-token access table', () => {
       });
     }
     callers.push({ name: 'no token', secret: undefined });
-  });
+  }, 120_000);
   afterAll(async () => t?.close());
 
   it('every route of the OpenAPI document declares its access (public ones say why)', () => {
@@ -151,7 +151,7 @@ describe('route-by-token access table', () => {
       }
     }
     expect(mismatches).toEqual([]);
-  });
+  }, 300_000);
 
   it('every tool needs exactly what the route it dispatches to needs', () => {
     for (const tool of TOOLS) {
