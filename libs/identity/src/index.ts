@@ -11,5 +11,10 @@ export {
 } from './internal-dispatch.registry.js';
 export { RequestContext } from './request-context.js';
 export { TokensService, type IssueTokenInput, type IssuedToken } from './tokens.service.js';
-export { hashTokenSecret, looksLikeTokenSecret } from './token-secret.js';
+export {
+  displayPrefix,
+  hashTokenSecret,
+  looksLikeTokenSecret,
+  newTokenSecret,
+} from './token-secret.js';
 export { redactUrl, REDACTED } from './url-redaction.js';
