@@ -5,10 +5,11 @@
 import http from 'node:http';
 
 /**
- * @param {{ target: string; token: string }} options  target: e.g. http://127.0.0.1:40123
+ * @param {{ target: string; token: string; port?: number }} options  target: e.g.
+ *   http://127.0.0.1:40123; port: where to listen (default: any free port)
  * @returns {Promise<{ url: string; close(): Promise<void> }>}
  */
-export async function startAuthProxy({ target, token }) {
+export async function startAuthProxy({ target, token, port: listenPort = 0 }) {
   const upstream = new URL(target);
   const server = http.createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${token}` };
@@ -33,7 +34,7 @@ export async function startAuthProxy({ target, token }) {
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+    server.listen(listenPort, '127.0.0.1', resolve);
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

@@ -191,7 +191,11 @@ async function main() {
   };
   delete env.NODE_OPTIONS;
   delete env.PUBLIC_BASE_URL;
-  delete env.MCP_ALLOWED_ORIGINS;
+  // The suite reaches the server through the auth proxy and, in the DNS-rebinding scenario,
+  // sends the proxy's own origin as the legitimate one. An empty allowlist allows no browser
+  // origin at all, so the run allows exactly that one (as a deployment lists its own UI's origin).
+  const proxyPort = await freePort();
+  env.MCP_ALLOWED_ORIGINS = `http://127.0.0.1:${proxyPort}`;
 
   if (process.env.DATABASE_URL) {
     const db = await freshDatabase(process.env.DATABASE_URL);
@@ -214,7 +218,7 @@ async function main() {
   const { tokens } = JSON.parse(await readFile(join(env.DATA_DIR, 'demo-tokens.json'), 'utf8'));
   log(`server: ${baseUrl} (pid ${server.child.pid})`);
 
-  const proxy = await startAuthProxy({ target: baseUrl, token: tokens.owner });
+  const proxy = await startAuthProxy({ target: baseUrl, token: tokens.owner, port: proxyPort });
   started.push({ label: 'proxy', stop: () => proxy.close() });
   log(`proxy:  ${proxy.url} → ${baseUrl}, adding the demo owner token`);
 

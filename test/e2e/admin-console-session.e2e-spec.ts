@@ -39,7 +39,7 @@ describe('the console session on the REST API', () => {
     expect(me.body).toMatchObject({
       person: { email: 'olivia.owner@acme.test' },
       organization: { slug: 'acme' },
-      token: { kind: 'session', scopes: ['audit:read'], client_name: 'Admin console' },
+      token: { kind: 'session', scopes: ['audit:read', 'org:admin'], client_name: 'Admin console' },
     });
   });
 

@@ -70,6 +70,8 @@ const ids: Record<'owner' | 'member' | 'readonly', Who> = {
   readonly: NO_ONE,
 };
 const probeStatuses: Record<string, number> = {};
+const urlSecretStatuses: number[] = [];
+const INVITATION_SECRET = `inv${randomBytes(16).toString('hex')}`;
 let createdId = '';
 let declinedTargetId = '';
 let originRefusal: RawResponse;
@@ -268,6 +270,21 @@ beforeAll(async () => {
     },
   );
 
+  // Secrets in URLs: a bearer token in the query string (refused: only the Authorization header
+  // carries one) and an invitation token in its accept path. Neither may reach the log.
+  for (const path of [
+    `/v1/me?access_token=${s.tokens.owner}`,
+    `/v1/me?token=${s.tokens.member}&limit=1`,
+  ])
+    urlSecretStatuses.push((await fetch(`${s.url}${path}`)).status);
+  urlSecretStatuses.push(
+    (
+      await fetch(`${s.url}/v1/portal-invitations/${INVITATION_SECRET}/accept`, {
+        method: 'POST',
+      })
+    ).status,
+  );
+
   // Probes and scrapes, which the access log leaves out.
   for (const path of PROBES) probeStatuses[path] = (await fetch(`${s.url}${path}`)).status;
 
@@ -303,6 +320,7 @@ describe('the scripted session itself', () => {
     expect(responseOf('readonly-create')?.body.result.isError).toBe(true);
     expect(responseOf('unknown')?.body.error.code).toBe(-32602);
     expect(probeStatuses).toEqual(Object.fromEntries(PROBES.map((p) => [p, 200])));
+    expect(urlSecretStatuses).toEqual([401, 401, 404]);
     expect(originRefusal.status).toBe(403);
     expect(originRefusal.body).toMatchObject({ error: { code: 'ORIGIN_NOT_ALLOWED' } });
   });
@@ -319,7 +337,7 @@ describe('stdout log', () => {
       for (const field of TOOL_CALL_FIELDS)
         expect(line, `${c.label}: ${field}`).toHaveProperty(field);
       expect(line, c.label).toMatchObject({
-        tool: c.tool === 'no_such_tool' ? 'unknown' : c.tool,
+        tool: c.tool,
         org: c.who.organizationId,
         token: c.who.tokenId,
         user: c.who.userId,
@@ -355,6 +373,11 @@ describe('stdout log', () => {
     // An Authorization header value, were a request's headers ever logged, shows only redacted.
     expect(output).not.toMatch(/"authorization"\s*:\s*"(?!\[redacted\])/i);
     expect(output).not.toMatch(/\b(pat|oat)_[A-Za-z0-9]{16,}/);
+    expect(output.includes(INVITATION_SECRET), 'an invitation token is in the output').toBe(false);
+    expect(
+      accessLines().filter((l) => pathOf(l).includes('[redacted]')).length,
+      'the requests with secrets in their URL are logged, redacted',
+    ).toBe(3);
     expect(output.includes(EMAIL), 'the created e-mail (an argument) is in the output').toBe(false);
     expect(output.includes(NAME), 'the created name (an argument) is in the output').toBe(false);
   });
@@ -383,7 +406,7 @@ describe('call and confirmation history (admin endpoints)', () => {
       const rows = data.filter((r: Json) => r.request_id === c.requestId);
       expect(rows, c.label).toHaveLength(1);
       expect(rows[0], c.label).toMatchObject({
-        tool: c.tool === 'no_such_tool' ? 'unknown' : c.tool,
+        tool: c.tool,
         status: c.status,
         is_error: c.isError,
         era: c.era,

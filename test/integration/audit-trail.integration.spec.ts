@@ -148,7 +148,7 @@ describe('REST /v1/audit-events', () => {
           ),
         },
         { field: 'channel', message: 'must be one of the following values: api, mcp' },
-        { field: 'since', message: 'must be an ISO 8601 date-time' },
+        { field: 'since', message: 'must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z' },
       ]),
     );
     const order = await call(

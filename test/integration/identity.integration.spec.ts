@@ -78,29 +78,33 @@ describe('identity and bearer authentication', () => {
     expect((await t.request('/v1/me', { token: live.secret })).status).toBe(401);
   });
 
-  it('OAuth tokens can never hold a write scope (refused at issuance, and by the database)', async () => {
+  it('OAuth tokens can never hold a write scope or org:admin (refused at issuance, and by the database)', async () => {
     const tokens = t.server.app.get(TokensService);
     const me: Json = await (await t.request('/v1/me', { token: 'owner' })).json();
-    await expect(
-      tokens.issue({
-        organizationId: me.organization.id,
-        userId: me.person.id,
-        kind: 'oauth',
-        name: 'c',
-        scopes: ['accounts:write'],
-      }),
-    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    for (const scope of ['accounts:write', 'org:admin'] as const) {
+      await expect(
+        tokens.issue({
+          organizationId: me.organization.id,
+          userId: me.person.id,
+          kind: 'oauth',
+          name: 'c',
+          scopes: ['accounts:read', scope],
+        }),
+      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
     const { Client } = (await import('pg')).default;
     const c = new Client({ connectionString: t.db.url });
     await c.connect();
     try {
-      await expect(
-        c.query(
-          `INSERT INTO api_tokens (organization_id, user_id, kind, name, token_prefix, secret_hash, scopes)
-           VALUES ($1, $2, 'oauth', 'x', 'oat_x', 'h', ARRAY['accounts:write'])`,
-          [me.organization.id, me.person.id],
-        ),
-      ).rejects.toThrow(/ck_api_tokens_oauth_read_only/);
+      for (const [i, scope] of ['accounts:write', 'org:admin', 'portal_users:write'].entries()) {
+        await expect(
+          c.query(
+            `INSERT INTO api_tokens (organization_id, user_id, kind, name, token_prefix, secret_hash, scopes)
+             VALUES ($1, $2, 'oauth', 'x', 'oat_x', $3, ARRAY['audit:read', $4])`,
+            [me.organization.id, me.person.id, `h${i}`, scope],
+          ),
+        ).rejects.toThrow(/ck_api_tokens_oauth_read_only/);
+      }
     } finally {
       await c.end();
     }

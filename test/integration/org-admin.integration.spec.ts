@@ -40,12 +40,43 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
       expect((await call(t, 'GET', '/v1/members?status=inactive')).body.data).toHaveLength(1);
     });
 
-    it('needs the admin permission (no token scope)', async () => {
+    it('needs the admin permission', async () => {
       const r = await call(t, 'GET', '/v1/members', { token: 'member' });
       expect(r.status).toBe(403);
       expect(r.body.error).toMatchObject({
         code: 'insufficient_permission',
         details: { permission: 'admin' },
+      });
+    });
+
+    it('needs the org:admin scope too: an admin’s read-only or OAuth token cannot administer', async () => {
+      const max = await memberId('max.member@acme.test');
+      const owner = await me(t);
+      const ownerToken = (await call(t, 'GET', `/v1/tokens?user_id=${owner.userId}`)).body.data[0]
+        .id;
+      await expectNoChange(async () => {
+        for (const token of ['readonly_pat', 'oauth_reader']) {
+          for (const [method, path, json] of [
+            ['GET', '/v1/members', undefined],
+            ['PATCH', `/v1/members/${max}`, { role: 'owner' }],
+            ['GET', '/v1/tokens', undefined],
+            ['POST', '/v1/tokens', { name: 'm', scopes: ['accounts:read'] }],
+            ['DELETE', `/v1/tokens/${ownerToken}`, undefined],
+            ['GET', '/v1/mail/outbox', undefined],
+          ] as const) {
+            const r = await call(t, method, path, { token, json });
+            expect({ token, method, path, status: r.status }).toEqual({
+              token,
+              method,
+              path,
+              status: 403,
+            });
+            expect(r.body.error).toMatchObject({
+              code: 'insufficient_scope',
+              details: { required_scope: 'org:admin' },
+            });
+          }
+        }
       });
     });
 
@@ -179,22 +210,20 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
   });
 
   describe('tokens', () => {
-    it('anyone lists their own tokens; an admin lists everyone’s; secrets never appear', async () => {
-      const mine = await call(t, 'GET', '/v1/tokens', { token: 'member' });
-      expect(mine.status).toBe(200);
-      expect(matchesSchema('TokenPageDto', mine.body)).toEqual([]);
-      expect(mine.body.data.map((k: Json) => k.name)).toEqual([
-        'Member (all scopes, no delete permission)',
-      ]);
+    it('an admin lists everyone’s tokens; others are refused; secrets never appear', async () => {
       const owner = await me(t);
-      const other = await call(t, 'GET', `/v1/tokens?user_id=${owner.userId}`, { token: 'member' });
-      expect(other.status).toBe(403);
-      expect(other.body.error).toMatchObject({
-        code: 'insufficient_permission',
-        details: { permission: 'admin' },
-      });
+      for (const path of ['/v1/tokens', `/v1/tokens?user_id=${owner.userId}`]) {
+        const other = await call(t, 'GET', path, { token: 'member' });
+        expect(other.status).toBe(403);
+        expect(other.body.error).toMatchObject({
+          code: 'insufficient_permission',
+          details: { permission: 'admin' },
+        });
+      }
 
       const all = await call(t, 'GET', '/v1/tokens');
+      expect(all.status).toBe(200);
+      expect(matchesSchema('TokenPageDto', all.body)).toEqual([]);
       const names = all.body.data.map((k: Json) => k.name);
       expect(names).toEqual(
         expect.arrayContaining([
@@ -270,7 +299,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
         expect(ro.status).toBe(403);
         expect(ro.body.error).toMatchObject({
           code: 'insufficient_scope',
-          details: { required_scope: ['portal_users:write'] },
+          details: { required_scope: 'org:admin' },
         });
         const oauth = await call(t, 'POST', '/v1/tokens', {
           token: 'oauth_reader',
@@ -287,10 +316,49 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
         });
       });
       const narrower = await call(t, 'POST', '/v1/tokens', {
-        token: 'readonly_pat',
-        json: { name: 'narrower', scopes: ['audit:read'] },
+        json: { name: 'narrower', scopes: ['audit:read', 'org:admin'] },
       });
       expect(narrower.status).toBe(201);
+      const noAdmin = await call(t, 'POST', '/v1/tokens', {
+        token: narrower.body.secret,
+        json: { name: 'escalate', scopes: ['accounts:read'] },
+      });
+      expect(noAdmin.body.error).toMatchObject({
+        code: 'insufficient_scope',
+        details: { required_scope: ['accounts:read'] },
+      });
+    });
+
+    it('a token never mints a token that lives longer than itself', async () => {
+      const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+      const expiring = await call(t, 'POST', '/v1/tokens', {
+        json: { name: 'expiring', scopes: ['accounts:read', 'org:admin'], expires_at: inAnHour },
+      });
+      expect(expiring.status).toBe(201);
+      await expectNoChange(async () => {
+        for (const expires_at of [
+          null,
+          undefined,
+          new Date(Date.now() + 7_200_000).toISOString(),
+        ]) {
+          const r = await call(t, 'POST', '/v1/tokens', {
+            token: expiring.body.secret,
+            json: { name: 'forever', scopes: ['accounts:read'], expires_at },
+          });
+          expect(r.status).toBe(422);
+          expect(r.body.error.details).toEqual([
+            {
+              field: 'expires_at',
+              message: expect.stringMatching(/^must be set, and no later than /),
+            },
+          ]);
+        }
+      });
+      const shorter = await call(t, 'POST', '/v1/tokens', {
+        token: expiring.body.secret,
+        json: { name: 'shorter', scopes: ['accounts:read'], expires_at: inAnHour },
+      });
+      expect(shorter.status).toBe(201);
     });
 
     it('validation: bad scopes, past expiry, unknown fields → 422; nothing written', async () => {
@@ -308,7 +376,10 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
                 /^each value must be one of the following values: portal_users:read/,
               ),
             },
-            { field: 'expires_at', message: 'must be an ISO 8601 date-time' },
+            {
+              field: 'expires_at',
+              message: 'must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z',
+            },
             { field: 'kind', message: 'is not allowed' },
           ]),
         );

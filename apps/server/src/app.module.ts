@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
 import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule } from '@app/database';
+import { DatabaseModule, logSafeError } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
@@ -14,6 +14,7 @@ import {
   BearerAuthGuard,
   IdentityModule,
   INTERNAL_DISPATCH_HEADER,
+  redactUrl,
   READ_SCOPES,
 } from '@app/identity';
 import { MetricsModule } from '@app/metrics';
@@ -29,12 +30,6 @@ import { OAuthServerModule } from '@app/oauth-server';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
 const MCP_PATH = '/mcp';
-/** Query parameters that carry one-time secrets (sign-in links, authorization codes). */
-const SECRET_QUERY_PARAMS = /([?&](?:token|code|state|code_verifier)=)[^&#]*/g;
-
-function redactUrlSecrets(url: string): string {
-  return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');
-}
 
 /** Wiring only: which libraries make up the server, and the global filter and guards. */
 @Module({})
@@ -76,10 +71,14 @@ export class AppModule {
               censor: '[redacted]',
             },
             serializers: {
+              // Database errors without their parameters, detail or message (request data).
+              err: logSafeError,
+              // Secrets in a URL (a token in the query, the invitation token in its path) never
+              // reach the log.
               req: (req: { id: string; method: string; url: string }) => ({
                 id: req.id,
                 method: req.method,
-                url: redactUrlSecrets(req.url),
+                url: redactUrl(req.url),
               }),
             },
           },

@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { defaultAdminConsoleDir, registerAdminConsole } from '@app/admin-console';
 import type { AppConfig } from '@app/config';
+import { mapException, writeClientError } from '@app/errors';
 import { poolStats } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
 import { InternalDispatchRegistry } from '@app/identity';
 import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
 import { registerMcpTransportSecurity } from '@app/mcp-server';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/mcp-transport';
 import { mountOAuthServer } from '@app/oauth-server';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -27,6 +30,13 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     logger: false,
+    // Fastify's own refusals (a malformed URL, a path parameter too long; headers too large, a
+    // request too slow) answer with the envelope, like every other response, never echoing the URL.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      const { status, envelope } = mapException(error, request.id);
+      void reply.status(status).header('content-type', 'application/json').send(envelope);
+    },
+    clientErrorHandler: writeClientError,
     genReqId: (raw: IncomingMessage) => {
       const incoming = raw.headers['x-request-id'];
       const id =
@@ -51,6 +61,13 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
       const path = request.url.split('?', 1)[0] ?? '';
       if (RAW_JSON_PATHS.has(path)) return done(null, body);
       if (body === '') return done(null, undefined);
+      if (exceedsJsonDepth(body)) {
+        const err = Object.assign(
+          new Error(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`),
+          { statusCode: 400, code: 'FST_ERR_CTP_JSON_TOO_DEEP' },
+        );
+        return done(err, undefined);
+      }
       try {
         done(null, JSON.parse(body));
       } catch {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '@app/errors';
-import { READ_SCOPES, scopeOf, scopesReach, type Principal } from '@app/identity';
-import type { AccessRequirement } from './access-requirement.js';
+import { OAUTH_GRANTABLE_SCOPES, scopeOf, scopesReach, type Principal } from '@app/identity';
+import type { AccessRequirement } from '@app/access-vocabulary';
 
 /** One authorization check. Returns the refusal, or `null` to let the next check run. */
 export interface AccessCheck {
@@ -43,9 +43,9 @@ export class TokenScopeCheck implements AccessCheck {
     if (r.scope === undefined || scopesReach(p.scopes, r.scope.resource, r.scope.access))
       return null;
     const required = scopeOf(r.scope.resource, r.scope.access);
-    const oauthWrite = p.tokenKind === 'oauth' && r.scope.access === 'write';
+    const oauthWrite = p.tokenKind === 'oauth' && r.scope.access !== 'read';
     const advice = oauthWrite
-      ? 'OAuth access is read-only today; use a personal token (pat_…) that carries the write scope.'
+      ? `OAuth access is read-only today; use a personal token (pat_…) that carries ${required}.`
       : 'Use a token that carries it.';
     return new DomainError(
       'insufficient_scope',
@@ -54,7 +54,7 @@ export class TokenScopeCheck implements AccessCheck {
         required_scope: required,
         token_kind: p.tokenKind,
         token_scopes: p.scopes,
-        ...(oauthWrite ? { oauth_read_only: true, grantable_scopes: READ_SCOPES } : {}),
+        ...(oauthWrite ? { oauth_read_only: true, grantable_scopes: OAUTH_GRANTABLE_SCOPES } : {}),
       },
     );
   }

@@ -7,7 +7,7 @@ import {
   TokenScopeCheck,
 } from './access-checks.js';
 import { AccessPolicy } from './access.policy.js';
-import type { AccessRequirement } from './access-requirement.js';
+import type { AccessRequirement } from '@app/access-vocabulary';
 
 function principal(over: Partial<Principal> = {}): Principal {
   return {
@@ -15,6 +15,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenKind: 'personal',
     audience: null,
     scopes: ['portal_users:write', 'accounts:read'],
+    expiresAt: null,
     clientName: null,
     organizationId: 'o1',
     organizationSlug: 'acme',

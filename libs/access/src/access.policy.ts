@@ -8,7 +8,7 @@ import {
   TokenScopeCheck,
   type AccessCheck,
 } from './access-checks.js';
-import type { AccessRequirement } from './access-requirement.js';
+import type { AccessRequirement } from '@app/access-vocabulary';
 
 /**
  * The four authorization outcomes, in the contract's order: key owner is a member → membership is

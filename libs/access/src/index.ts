@@ -1,4 +1,4 @@
-export type { AccessRequirement } from './access-requirement.js';
+export type { AccessRequirement } from '@app/access-vocabulary';
 export {
   ActiveMembershipCheck,
   KeyOwnerMembershipCheck,

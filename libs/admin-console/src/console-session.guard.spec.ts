@@ -81,7 +81,7 @@ describe('ConsoleSessionGuard', () => {
       principal: {
         tokenId: PERSON.sessionId,
         tokenKind: 'session',
-        scopes: ['audit:read'],
+        scopes: ['audit:read', 'org:admin'],
         organizationId: ACME,
         userId: PERSON.userId,
         membership: { status: 'active', permissions: ['audit.read', 'admin'] },

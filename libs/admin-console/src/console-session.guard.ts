@@ -25,7 +25,7 @@ export const CONSOLE_CLIENT_NAME = 'Admin console';
  * person's permissions deciding which). Never the platform's data routes: a session is not a
  * token, and the console has no page that writes portal users or accounts.
  */
-export const CONSOLE_SESSION_SCOPES: readonly Scope[] = ['audit:read'];
+export const CONSOLE_SESSION_SCOPES: readonly Scope[] = ['audit:read', 'org:admin'];
 
 export interface ConsoleSessionMembership {
   membershipId: string;
@@ -43,6 +43,8 @@ export interface ConsoleSessionPerson {
   email: string;
   name: string;
   memberships: readonly ConsoleSessionMembership[];
+  /** When the sign-in session ends: the principal expires with it (a token it mints cannot outlive it). */
+  sessionExpiresAt?: Date;
 }
 
 /** The person-session library's side: who is signed in, and whether a CSRF token is theirs. */
@@ -147,6 +149,7 @@ export function principalOf(
     clientName: CONSOLE_CLIENT_NAME,
     // Not bound to the MCP endpoint; its scopes keep it to what the console reads.
     audience: null,
+    expiresAt: person.sessionExpiresAt ?? null,
     organizationId: membership.organizationId,
     organizationSlug: membership.organizationSlug,
     userId: person.userId,

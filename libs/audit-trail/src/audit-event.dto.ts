@@ -1,5 +1,5 @@
-import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
-import { Input, Out, PageQueryDto } from '@app/rest-contract';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
 import {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
@@ -8,7 +8,7 @@ import {
 } from './audit-vocabulary.js';
 
 /** `GET /v1/audit-events` filters (+ `limit`, `cursor`). */
-export class ListAuditEventsQueryDto extends PageQueryDto {
+export class ListAuditEventsQueryDto extends TimeRangeQueryDto {
   @Input.optional({
     format: 'uuid',
     description:
@@ -50,22 +50,6 @@ export class ListAuditEventsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(AUDIT_CHANNELS)
   channel?: string;
-
-  @Input.optional({
-    format: 'date-time',
-    description: 'Only events at or after this instant (ISO 8601, e.g. 2026-01-31T00:00:00Z).',
-  })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  since?: string;
-
-  @Input.optional({
-    format: 'date-time',
-    description: 'Only events before this instant (ISO 8601); must be after since.',
-  })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
-  until?: string;
 }
 
 export class AuditEventDto {

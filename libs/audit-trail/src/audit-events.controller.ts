@@ -1,36 +1,18 @@
-import { Controller, Get, Query, UsePipes } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RequiresAccess } from '@app/access';
-import {
-  ApiErrors,
-  ApiValidationPipe,
-  AUTH_ERROR_CODES,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
-import {
-  AuditEventPageDto,
-  ListAuditEventsQueryDto,
-  type AuditEventDto,
-} from './audit-event.dto.js';
+import { Controller, Query, UsePipes } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiValidationPipe, type Page, type Plain, Endpoint } from '@app/rest-contract';
+import { ListAuditEventsQueryDto, type AuditEventDto } from './audit-event.dto.js';
 import { AuditTrail } from './audit-trail.service.js';
+import { AUDIT_TRAIL_ENDPOINTS } from './audit-trail.endpoints.js';
 
 @ApiTags('audit')
 @ApiBearerAuth()
 @UsePipes(ApiValidationPipe)
-@Controller('v1/audit-events')
+@Controller()
 export class AuditEventsController {
   constructor(private readonly audit: AuditTrail) {}
 
-  @Get()
-  @RequiresAccess({ scope: { resource: 'audit', access: 'read' }, permission: 'audit.read' })
-  @ApiOperation({
-    operationId: 'listAuditEvents',
-    summary:
-      'The organisation audit trail, newest first: human (api) and agent (mcp) writes together',
-  })
-  @ApiOkResponse({ type: AuditEventPageDto })
-  @ApiErrors('VALIDATION_ERROR', ...AUTH_ERROR_CODES)
+  @Endpoint(AUDIT_TRAIL_ENDPOINTS.listAuditEvents)
   list(@Query() query: ListAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
     return this.audit.list(query);
   }

@@ -5,3 +5,4 @@ export { migrate, type MigrationReport } from './migrator.js';
 export { MIGRATIONS } from './migrations/index.js';
 export { poolStats } from './pool-stats.js';
 export { isUniqueViolation, uniqueConstraintOf } from './pg-errors.js';
+export { logSafeError } from './log-safe-error.js';

@@ -6,6 +6,7 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES as STATUS_CODES_TEXT } from 'node:http';
 import { DomainError, toEnvelope, type ErrorEnvelope } from './domain.error.js';
 import { httpStatusOf, type ErrorCode } from './error-codes.js';
 
@@ -55,8 +56,28 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
     message: 'Unsupported media type',
   },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'BAD_REQUEST', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_JSON_TOO_DEEP: {
+    code: 'BAD_REQUEST',
+    message: 'Request body nests too deeply (at most 64 levels of objects and arrays)',
+  },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'BAD_REQUEST', message: 'Request body is empty' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'BAD_REQUEST', message: 'Invalid Content-Length' },
+  FST_ERR_BAD_URL: { code: 'BAD_REQUEST', message: 'The URL is malformed' },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 'URI_TOO_LONG',
+    message: 'A path parameter is longer than the server accepts',
+  },
+};
+
+const GENERIC: Partial<Record<ErrorCode, string>> = {
+  BAD_REQUEST: 'Bad request',
+  NOT_FOUND: 'Route not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed',
+  NOT_ACCEPTABLE: 'Not acceptable',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
+  PAYLOAD_TOO_LARGE: 'Request body too large',
+  URI_TOO_LONG: 'The URL is longer than the server accepts',
+  REQUEST_TIMEOUT: 'The request took too long to arrive',
 };
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -66,11 +87,15 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
   413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
   503: 'SERVICE_UNAVAILABLE',
 };
+
+const logger = new Logger('ApiExceptionFilter');
 
 const ROUTABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -102,13 +127,61 @@ function routeNotFound(
 }
 
 /**
- * The one REST mapper: DomainError → status + envelope; Nest and Fastify errors → the envelope
- * too; anything else → 500 with a generic message and the request id (logged once with stack).
+ * Any exception → status + envelope: DomainError by its code; Nest and Fastify errors by their
+ * status (never echoing their message, which may quote the request); anything else → 500 with a
+ * generic message and the request id (logged once with stack).
  */
+export function mapException(
+  exception: unknown,
+  requestId: string,
+): { status: number; envelope: ErrorEnvelope } {
+  if (exception instanceof DomainError) {
+    return { status: httpStatusOf(exception.code), envelope: exception.toEnvelope() };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const code = STATUS_CODES[status];
+    if (code !== undefined) {
+      if (status === 503) {
+        // Readiness: keep the health report for whoever is looking at a failing probe.
+        return {
+          status,
+          envelope: toEnvelope(code, 'Service unavailable', exception.getResponse()),
+        };
+      }
+      const message = status === 404 ? 'Route not found' : exception.message;
+      return { status, envelope: toEnvelope(code, message) };
+    }
+  }
+  const fastify = fastifyErrorOf(exception);
+  if (fastify !== undefined) {
+    const known = FASTIFY_CODES[fastify.code];
+    if (known !== undefined)
+      return {
+        status: httpStatusOf(known.code),
+        envelope: toEnvelope(known.code, known.message),
+      };
+    const status = fastify.statusCode ?? 500;
+    const code = STATUS_CODES[status];
+    // Fastify's own messages may quote the request (its URL, a header): never echoed.
+    if (code !== undefined) return { status, envelope: toEnvelope(code, GENERIC[code] ?? code) };
+  }
+  logger.error({ err: exception, requestId }, 'Unhandled error');
+  return {
+    status: 500,
+    envelope: toEnvelope(
+      'INTERNAL_ERROR',
+      'Internal error; quote the request id when reporting it',
+      {
+        requestId,
+      },
+    ),
+  };
+}
+
+/** The one REST mapper ({@link mapException}), plus the 401 challenge, Retry-After and /mcp's 413. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ApiExceptionFilter');
-
   constructor(private readonly options: ApiExceptionFilterOptions) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -151,47 +224,45 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   map(exception: unknown, requestId: string): { status: number; envelope: ErrorEnvelope } {
-    if (exception instanceof DomainError) {
-      return { status: httpStatusOf(exception.code), envelope: exception.toEnvelope() };
-    }
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const code = STATUS_CODES[status];
-      if (code !== undefined) {
-        if (status === 503) {
-          // Readiness: keep the health report for whoever is looking at a failing probe.
-          return {
-            status,
-            envelope: toEnvelope(code, 'Service unavailable', exception.getResponse()),
-          };
-        }
-        const message = status === 404 ? 'Route not found' : exception.message;
-        return { status, envelope: toEnvelope(code, message) };
-      }
-    }
-    const fastify = fastifyErrorOf(exception);
-    if (fastify !== undefined) {
-      const known = FASTIFY_CODES[fastify.code];
-      if (known !== undefined)
-        return {
-          status: httpStatusOf(known.code),
-          envelope: toEnvelope(known.code, known.message),
-        };
-      const status = fastify.statusCode ?? 500;
-      const code = STATUS_CODES[status];
-      if (code !== undefined)
-        return { status, envelope: toEnvelope(code, fastify.message ?? code) };
-    }
-    this.logger.error({ err: exception, requestId }, 'Unhandled error');
-    return {
-      status: 500,
-      envelope: toEnvelope(
-        'INTERNAL_ERROR',
-        'Internal error; quote the request id when reporting it',
-        {
-          requestId,
-        },
-      ),
-    };
+    return mapException(exception, requestId);
   }
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; code: ErrorCode; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    code: 'HEADERS_TOO_LARGE',
+    message: 'The request headers are larger than the server accepts',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    code: 'REQUEST_TIMEOUT',
+    message: 'The request took too long to arrive',
+  },
+};
+const MALFORMED = { status: 400, code: 'BAD_REQUEST', message: 'Malformed HTTP request' } as const;
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any route runs (headers
+ * too large, a request too slow, malformed HTTP) answers with the envelope like everything else,
+ * then the connection closes.
+ */
+export function writeClientError(
+  err: Error & { code?: string },
+  socket: {
+    destroyed: boolean;
+    writable: boolean;
+    write(s: string): unknown;
+    destroy(e?: Error): void;
+  },
+): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, code, message } = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED;
+  const body = JSON.stringify(toEnvelope(code, message));
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES_TEXT[status] ?? ''}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(err);
 }

@@ -1,3 +1,8 @@
 export { ERROR_STATUS, httpStatusOf, isErrorCode, type ErrorCode } from './error-codes.js';
 export { DomainError, toEnvelope, type ErrorEnvelope, type FieldError } from './domain.error.js';
-export { ApiExceptionFilter, type ApiExceptionFilterOptions } from './api-exception.filter.js';
+export {
+  ApiExceptionFilter,
+  mapException,
+  writeClientError,
+  type ApiExceptionFilterOptions,
+} from './api-exception.filter.js';

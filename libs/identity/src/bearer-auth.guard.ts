@@ -9,7 +9,7 @@ import {
   InternalDispatchRegistry,
 } from './internal-dispatch.registry.js';
 import type { Principal } from './principal.js';
-import { IS_PUBLIC } from './public.decorator.js';
+import { IS_PUBLIC } from '@app/access-vocabulary';
 import { RequestContext } from './request-context.js';
 
 /**

@@ -5,7 +5,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './access-vocabulary.js';
+import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
 
 @Entity({ name: 'organizations' })
 export class OrganizationEntity {

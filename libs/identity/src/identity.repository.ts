@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
-import type { MembershipStatus, Permission, Role, TokenKind } from './access-vocabulary.js';
+import type { MembershipStatus, Permission, Role, TokenKind } from '@app/access-vocabulary';
 import { ApiTokenEntity, MembershipEntity, OrganizationEntity, UserEntity } from './entities.js';
 
 export interface MemberView {

@@ -1,4 +1,4 @@
-export * from './access-vocabulary.js';
+export * from '@app/access-vocabulary';
 export type { CallerContext, Channel, Principal } from './principal.js';
 export { ApiTokenEntity, MembershipEntity, OrganizationEntity, UserEntity } from './entities.js';
 export { BearerAuthGuard } from './bearer-auth.guard.js';
@@ -9,7 +9,6 @@ export {
   INTERNAL_DISPATCH_HEADER,
   InternalDispatchRegistry,
 } from './internal-dispatch.registry.js';
-export { Public, IS_PUBLIC } from './public.decorator.js';
 export { RequestContext } from './request-context.js';
 export { TokensService, type IssueTokenInput, type IssuedToken } from './tokens.service.js';
 export {
@@ -18,3 +17,4 @@ export {
   looksLikeTokenSecret,
   newTokenSecret,
 } from './token-secret.js';
+export { redactUrl, REDACTED } from './url-redaction.js';

@@ -1,6 +1,6 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Out, type EndpointContract, type Plain } from '@app/rest-contract';
+import { Controller } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Out, type EndpointContract, type Plain, Endpoint } from '@app/rest-contract';
 import {
   PERMISSIONS,
   ROLES,
@@ -10,7 +10,7 @@ import {
   type Role,
   type Scope,
   type TokenKind,
-} from './access-vocabulary.js';
+} from '@app/access-vocabulary';
 import type { Channel } from './principal.js';
 import { DomainError } from '@app/errors';
 import { IdentityRepository } from './identity.repository.js';
@@ -54,23 +54,32 @@ export class MeResponse {
 
 /** `GET /v1/me` as a table row (the `get_current_context` tool dispatches to it). */
 export const ME_ENDPOINTS = {
-  me: { method: 'GET', path: '/v1/me', status: 200, response: MeResponse },
+  me: {
+    method: 'GET',
+    path: '/v1/me',
+    status: 200,
+    access: {
+      kind: 'authenticated',
+      reason:
+        'Says who the token acts as and what it may do, so that any member’s token can find out what it is missing',
+    },
+    operationId: 'getCurrentContext',
+    summary: 'Who is calling: the person, organisation, token scopes and permissions',
+    errors: [],
+    response: MeResponse,
+  },
 } as const satisfies Record<string, EndpointContract>;
 
 @ApiTags('identity')
 @ApiBearerAuth()
-@Controller('v1/me')
+@Controller()
 export class MeController {
   constructor(
     private readonly context: RequestContext,
     private readonly identity: IdentityRepository,
   ) {}
 
-  @Get()
-  @ApiOperation({
-    summary: 'Who is calling: the person, organisation, token scopes and permissions',
-  })
-  @ApiOkResponse({ type: MeResponse })
+  @Endpoint(ME_ENDPOINTS.me)
   async me(): Promise<Plain<MeResponse>> {
     const { principal: p, channel } = this.context.caller;
     const org = await this.identity.findOrganization(p.organizationId);

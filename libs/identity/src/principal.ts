@@ -1,4 +1,4 @@
-import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './access-vocabulary.js';
+import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
 
 /** Who is calling: the token, its organisation, and the person who authorized it. */
 export interface Principal {
@@ -6,6 +6,8 @@ export interface Principal {
   tokenId: string;
   tokenKind: TokenKind | 'session';
   scopes: readonly Scope[];
+  /** When the token stops working; `null` when it does not expire. Bounds the tokens it mints. */
+  expiresAt: Date | null;
   /** The MCP client the token was issued to (OAuth), or the name a person gave a personal token. */
   clientName: string | null;
   /**

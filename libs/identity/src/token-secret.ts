@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { TokenKind } from './access-vocabulary.js';
+import type { TokenKind } from '@app/access-vocabulary';
 
 const PREFIX: Record<TokenKind, string> = { personal: 'pat_', oauth: 'oat_' };
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

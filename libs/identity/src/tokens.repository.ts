@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, IsNull, Repository, type EntityManager } from 'typeorm';
-import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './access-vocabulary.js';
+import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
 import { ApiTokenEntity } from './entities.js';
 
 export interface PrincipalRow {

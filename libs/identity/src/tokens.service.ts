@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
-import { WRITE_SCOPES, type Scope, type TokenKind } from './access-vocabulary.js';
+import { OAUTH_GRANTABLE_SCOPES, type Scope, type TokenKind } from '@app/access-vocabulary';
 import type { ApiTokenEntity } from './entities.js';
 import type { Principal } from './principal.js';
 import {
@@ -38,16 +38,17 @@ export class TokensService {
   constructor(private readonly repo: TokensRepository) {}
 
   /**
-   * Creates a token. OAuth tokens are read-only: asking one for a write scope is refused.
+   * Creates a token. OAuth tokens are read-only: asking one for a write scope or `org:admin` is
+   * refused (and the database refuses it too).
    * `tx`: issue inside the caller's transaction (e.g. together with its audit event).
    */
   async issue(input: IssueTokenInput, tx?: EntityManager): Promise<IssuedToken> {
     const scopes = [...new Set(input.scopes)].sort();
     if (input.kind === 'oauth') {
-      const write = scopes.filter((s) => WRITE_SCOPES.includes(s));
-      if (write.length > 0) {
+      const beyond = scopes.filter((s) => !OAUTH_GRANTABLE_SCOPES.includes(s));
+      if (beyond.length > 0) {
         throw DomainError.validation([
-          { field: 'scopes', message: `OAuth tokens are read-only; remove ${write.join(', ')}` },
+          { field: 'scopes', message: `OAuth tokens are read-only; remove ${beyond.join(', ')}` },
         ]);
       }
     }
@@ -91,6 +92,7 @@ export class TokensService {
       tokenId: row.token_id,
       tokenKind: row.kind,
       scopes: row.scopes,
+      expiresAt: row.expires_at,
       clientName: row.client_name,
       audience: row.audience,
       organizationId: row.organization_id,

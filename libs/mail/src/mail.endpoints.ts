@@ -1,3 +1,4 @@
+import { scoped } from '@app/access-vocabulary';
 import type { EndpointContract } from '@app/rest-contract';
 import { ListOutboxQueryDto, OutboxMessagePageDto } from './mail-outbox.dto.js';
 
@@ -6,6 +7,11 @@ export const MAIL_ENDPOINTS = {
     method: 'GET',
     path: '/v1/mail/outbox',
     status: 200,
+    access: scoped('org', 'admin', 'admin'),
+    operationId: 'listMailOutbox',
+    summary:
+      'Mail written to the local outbox (when no SMTP server is configured: the demo and tests)',
+    errors: ['VALIDATION_ERROR'],
     query: ListOutboxQueryDto,
     response: OutboxMessagePageDto,
   },

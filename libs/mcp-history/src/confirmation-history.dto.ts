@@ -1,19 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsIn,
-  IsISO8601,
-  IsOptional,
-  IsString,
-  IsUUID,
-  MaxLength,
-  MinLength,
-} from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { AuditEventDto } from '@app/audit-trail';
 import { CONFIRMATION_STATUSES, type ConfirmationStatus } from '@app/mcp-confirmations';
-import { Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { Out, TimeRangeQueryDto, Trim } from '@app/rest-contract';
 import { ToolCallDto } from './tool-call.dto.js';
-
-const ISO_MESSAGE = { message: 'must be an ISO 8601 date-time' };
 
 export class ConfirmationIdParamsDto {
   @ApiProperty({ format: 'uuid', description: 'Confirmation id.' })
@@ -22,7 +12,7 @@ export class ConfirmationIdParamsDto {
 }
 
 /** `GET /v1/mcp/confirmations` filters (+ `limit`, `cursor`). */
-export class ListConfirmationsQueryDto extends PageQueryDto {
+export class ListConfirmationsQueryDto extends TimeRangeQueryDto {
   @ApiPropertyOptional({
     enum: CONFIRMATION_STATUSES,
     description: 'A lapsed pending confirmation is `expired`.',
@@ -49,22 +39,6 @@ export class ListConfirmationsQueryDto extends PageQueryDto {
   @IsOptional()
   @IsUUID('all')
   user?: string;
-
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description: 'Confirmations asked at or after this instant.',
-  })
-  @IsOptional()
-  @IsISO8601({ strict: true }, ISO_MESSAGE)
-  since?: string;
-
-  @ApiPropertyOptional({
-    format: 'date-time',
-    description: 'Confirmations asked before this instant.',
-  })
-  @IsOptional()
-  @IsISO8601({ strict: true }, ISO_MESSAGE)
-  until?: string;
 }
 
 export class ConfirmationDto {

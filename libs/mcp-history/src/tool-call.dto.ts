@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
-import { Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { Out, TimeRangeQueryDto, Trim } from '@app/rest-contract';
 import { OutNumber } from './out-number.decorator.js';
 import { TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './tool-call-outcome.js';
 
 export const TOOL_CALL_ERAS = ['2025', '2026-07-28'] as const;
-
-const ISO_MESSAGE = { message: 'must be an ISO 8601 date-time' };
 
 export class ToolCallIdParamsDto {
   @ApiProperty({ format: 'uuid', description: 'Tool call id.' })
@@ -15,7 +13,7 @@ export class ToolCallIdParamsDto {
 }
 
 /** `GET /v1/mcp/tool-calls` filters (+ `limit`, `cursor`). */
-export class ListToolCallsQueryDto extends PageQueryDto {
+export class ListToolCallsQueryDto extends TimeRangeQueryDto {
   @ApiPropertyOptional({ description: 'Only calls of this tool (exact name).', maxLength: 200 })
   @IsOptional()
   @Trim()
@@ -59,16 +57,6 @@ export class ListToolCallsQueryDto extends PageQueryDto {
   @MinLength(1, { message: 'must not be empty' })
   @MaxLength(200)
   client?: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Calls at or after this instant.' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, ISO_MESSAGE)
-  since?: string;
-
-  @ApiPropertyOptional({ format: 'date-time', description: 'Calls before this instant.' })
-  @IsOptional()
-  @IsISO8601({ strict: true }, ISO_MESSAGE)
-  until?: string;
 }
 
 export class ToolCallDto {

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity({ name: 'mcp_tool_calls' })
 export class ToolCallEntity {
@@ -44,6 +44,7 @@ export class ToolCallEntity {
   @Column({ name: 'arguments_digest', type: 'text', nullable: true })
   argumentsDigest: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  /** When the call was received (not when the row was written): the history's time and order. */
+  @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

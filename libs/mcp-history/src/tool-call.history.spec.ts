@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import type { Repository } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ToolCallEntity } from './tool-call.entity.js';
 import {
   HISTORY_BATCH_SIZE,
   HISTORY_FLUSH_INTERVAL_MS,
@@ -22,6 +21,7 @@ function row(over: Partial<ToolCallRow> = {}): ToolCallRow {
     protocolVersion: '2026-07-28',
     status: 'ok',
     isError: false,
+    receivedAt: '2026-01-01T00:00:00.000001Z',
     durationMs: 1.5,
     confirmationId: null,
     requestId: 'req-1',
@@ -30,23 +30,24 @@ function row(over: Partial<ToolCallRow> = {}): ToolCallRow {
   };
 }
 
-/** The history over a fake TypeORM repository whose `insert` the test controls. */
+/** One inserted row: the column arrays of an `unnest` insert, zipped back. */
+type Inserted = unknown[];
+
+/** The history over a fake DataSource whose `query` (the one unnest INSERT) the test controls. */
 function setup() {
-  const inserted: ToolCallEntity[][] = [];
-  const insert = vi.fn<(rows: ToolCallEntity | ToolCallEntity[]) => Promise<object>>(
-    async (rows) => {
-      inserted.push(Array.isArray(rows) ? rows : [rows]);
-      return Promise.resolve({});
+  const statements: Inserted[][] = [];
+  const query = vi.fn<(sql: string, params: unknown[][]) => Promise<unknown>>(
+    async (sql, params) => {
+      expect(sql).toMatch(/^INSERT INTO mcp_tool_calls .* SELECT \* FROM unnest\(/s);
+      const rows = (params[0] ?? []).map((_, i) => params.map((column) => column[i]));
+      statements.push(rows);
+      return Promise.resolve([]);
     },
   );
-  const repo = {
-    create: (v: Partial<ToolCallEntity>) => Object.assign(new ToolCallEntity(), v),
-    insert,
-  };
-  // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- a test double for the two methods the history uses
-  const history = new ToolCallHistory(repo as unknown as Repository<ToolCallEntity>);
-  const ids = (): string[] => inserted.flat().map((e) => e.id);
-  return { history, insert, inserted, ids };
+  // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- a test double for the one method the history uses
+  const history = new ToolCallHistory({ query } as unknown as DataSource);
+  const ids = (): unknown[] => statements.flat().map((r) => r[0]);
+  return { history, query, statements, ids };
 }
 
 describe('ToolCallHistory', () => {
@@ -62,68 +63,89 @@ describe('ToolCallHistory', () => {
   });
 
   it('writes a durable row before record() resolves, digesting (not storing) the arguments', async () => {
-    const { history, inserted } = setup();
+    const { history, statements } = setup();
     const r = row();
     await history.record(r, { durable: true });
-    expect(inserted).toHaveLength(1);
-    expect(inserted[0][0]).toMatchObject({
-      id: r.id,
-      argumentsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
-    });
-    expect(inserted[0][0]).not.toHaveProperty('args');
+    expect(statements).toHaveLength(1);
+    const [stored] = statements[0];
+    expect(stored[0]).toBe(r.id);
+    expect(stored[13]).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored[14]).toBe(r.receivedAt);
+    expect(JSON.stringify(stored)).not.toContain('"q"');
   });
 
-  it('buffers read rows and writes them in one batch when the flush interval elapses', async () => {
+  it('buffers read rows and writes them in one statement when the flush interval elapses', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const { history, inserted, ids } = setup();
+    const { history, statements, ids } = setup();
     const rows = [row(), row(), row()];
     for (const r of rows) await history.record(r, { durable: false });
     await vi.advanceTimersByTimeAsync(HISTORY_FLUSH_INTERVAL_MS - 1);
-    expect(inserted).toEqual([]);
+    expect(statements).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(inserted).toHaveLength(1);
+    expect(statements).toHaveLength(1);
     expect(ids()).toEqual(rows.map((r) => r.id));
   });
 
   it(`writes at once when ${HISTORY_BATCH_SIZE} rows are buffered`, async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const { history, inserted } = setup();
+    const { history, statements } = setup();
     for (let i = 0; i < HISTORY_BATCH_SIZE; i++) await history.record(row(), { durable: false });
     await vi.advanceTimersByTimeAsync(0);
-    expect(inserted.map((b) => b.length)).toEqual([HISTORY_BATCH_SIZE]);
+    expect(statements.map((b) => b.length)).toEqual([HISTORY_BATCH_SIZE]);
   });
 
-  it('a failed batch is logged and retried once; nothing is lost', async () => {
-    const { history, insert, inserted, ids } = setup();
-    insert.mockRejectedValueOnce(new Error('connection reset'));
+  it('client strings are normalised before they are queued: always storable, capped, the attempted tool name kept', async () => {
+    const { history, statements } = setup();
+    await history.record(
+      row({
+        tool: `no_such\u0000tool${'x'.repeat(5_000)}`,
+        clientName: `evil\u0000${'y'.repeat(9_000)}\uD800`,
+      }),
+      { durable: true },
+    );
+    const [stored] = statements[0];
+    expect(stored[4]).toMatch(/^no_suchtoolx+$/);
+    expect(String(stored[4])).toHaveLength(200);
+    expect(stored[5]).toMatch(/^evily+$/);
+    expect(String(stored[5])).toHaveLength(200);
+  });
+
+  it('a failed batch is written again row by row: a transient failure loses nothing', async () => {
+    const { history, query, ids } = setup();
+    query.mockRejectedValueOnce(new Error('connection reset'));
     const rows = [row(), row()];
     for (const r of rows) await history.record(r, { durable: false });
     await history.flush();
-    expect(insert).toHaveBeenCalledTimes(2);
-    expect(inserted).toHaveLength(1);
+    expect(query).toHaveBeenCalledTimes(3);
     expect(ids()).toEqual(rows.map((r) => r.id));
     expect(warn).toHaveBeenCalledWith(
       expect.objectContaining({ rows: 2 }),
-      expect.stringContaining('retrying once'),
+      expect.stringContaining('row by row'),
     );
     expect(error).not.toHaveBeenCalled();
   });
 
-  it('a batch whose retry fails too is logged as lost and does not fail the caller', async () => {
-    const { history, insert } = setup();
-    insert.mockRejectedValueOnce(new Error('down')).mockRejectedValueOnce(new Error('still down'));
-    await history.record(row(), { durable: false });
+  it('one row the database refuses costs only that row; the caller never fails', async () => {
+    const { history, query, ids } = setup();
+    const bad = row();
+    const good = [row(), row(), row()];
+    const realQuery = query.getMockImplementation()!;
+    query.mockImplementation(async (sql, params) => {
+      if ((params[0] ?? []).includes(bad.id)) throw new Error('index row size exceeds maximum');
+      return realQuery(sql, params);
+    });
+    for (const r of [good[0], bad, good[1], good[2]]) await history.record(r, { durable: false });
     await expect(history.flush()).resolves.toBeUndefined();
-    expect(insert).toHaveBeenCalledTimes(2);
+    expect(ids()).toEqual(good.map((r) => r.id));
     expect(error).toHaveBeenCalledWith(
-      expect.objectContaining({ rows: 1 }),
-      expect.stringContaining('lost'),
+      expect.objectContaining({ toolCallId: bad.id }),
+      expect.stringContaining('row lost'),
     );
   });
 
   it('shutdown flushes the buffer; rows recorded while draining are written directly', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const { history, inserted, ids } = setup();
+    const { history, statements, ids } = setup();
     const buffered = [row(), row()];
     for (const r of buffered) await history.record(r, { durable: false });
     await history.beforeApplicationShutdown();
@@ -132,6 +154,6 @@ describe('ToolCallHistory', () => {
     await history.record(late, { durable: false });
     expect(ids()).toContain(late.id);
     expect(vi.getTimerCount()).toBe(0);
-    expect(inserted).toHaveLength(2);
+    expect(statements).toHaveLength(2);
   });
 });

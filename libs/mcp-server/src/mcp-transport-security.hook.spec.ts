@@ -56,18 +56,30 @@ describe('evaluateTransport', () => {
     });
   });
 
-  it('bound to loopback: loopback origins are allowed (any port), remote ones are not', () => {
+  it('bound to loopback, an empty allowlist allows no browser origin either, loopback ones included', () => {
     const none = transportPolicyOf({ host: 'localhost', mcpAllowedOrigins: [] });
     for (const origin of [
+      'http://localhost:8080',
       'http://localhost:5173',
       'http://127.0.0.1:40123',
       'http://[::1]:8080',
       'https://localhost',
+      'http://evil.example.com',
     ]) {
-      expect(evaluateTransport(none, origin, 'localhost:3000')).toEqual({ allowed: true });
+      expect(evaluateTransport(none, origin, 'localhost:3000')).toMatchObject({
+        allowed: false,
+        code: 'ORIGIN_NOT_ALLOWED',
+      });
     }
-    expect(evaluateTransport(none, 'http://evil.example.com', 'localhost:3000')).toMatchObject({
-      code: 'ORIGIN_NOT_ALLOWED',
+    const listed = transportPolicyOf({
+      host: 'localhost',
+      mcpAllowedOrigins: ['http://127.0.0.1:40123'],
+    });
+    expect(evaluateTransport(listed, 'http://127.0.0.1:40123', '127.0.0.1:40123')).toEqual({
+      allowed: true,
+    });
+    expect(evaluateTransport(listed, 'http://127.0.0.1:40124', '127.0.0.1:40123')).toMatchObject({
+      allowed: false,
     });
   });
 
@@ -161,7 +173,7 @@ describe('registerMcpTransportSecurity', () => {
     await fastify.close();
   });
 
-  it('lets allowed /mcp requests and every other path through', async () => {
+  it('bound to loopback, checks Host on every route (Origin only on /mcp); counts only /mcp', async () => {
     const { fastify, metrics } = await app();
     const ok = await fastify.inject({
       method: 'POST',
@@ -170,14 +182,43 @@ describe('registerMcpTransportSecurity', () => {
       payload: {},
     });
     expect(ok.statusCode).toBe(200);
-    const other = await fastify.inject({
+    const rebound = await fastify.inject({
       method: 'POST',
       url: '/v1/things',
       headers: { host: 'evil.example.com' },
       payload: {},
     });
-    expect(other.statusCode).toBe(200);
+    expect(rebound.statusCode).toBe(403);
+    expect(rebound.json()).toMatchObject({ error: { code: 'HOST_NOT_ALLOWED' } });
+    const local = await fastify.inject({
+      method: 'POST',
+      url: '/v1/things',
+      headers: { host: '127.0.0.1:3000', origin: 'https://app.example.com' },
+      payload: {},
+    });
+    expect(local.statusCode).toBe(200);
     expect(metrics.recordTransportRejection).not.toHaveBeenCalled();
+    await fastify.close();
+  });
+
+  it('bound elsewhere, leaves Host to the ingress on every route', async () => {
+    const fastify = Fastify();
+    const metrics = {
+      recordTransportRejection: vi.fn<(reason: TransportRejectionReason) => void>(),
+    };
+    registerMcpTransportSecurity(fastify, { host: '0.0.0.0', mcpAllowedOrigins: [] }, metrics);
+    fastify.post('/v1/things', async () => ({ ok: true }));
+    fastify.post('/mcp', async () => ({ ok: true }));
+    await fastify.ready();
+    for (const url of ['/v1/things', '/mcp']) {
+      const r = await fastify.inject({
+        method: 'POST',
+        url,
+        headers: { host: 'mcp.example.com' },
+        payload: {},
+      });
+      expect(r.statusCode).toBe(200);
+    }
     await fastify.close();
   });
 });

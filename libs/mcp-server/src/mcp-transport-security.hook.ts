@@ -18,22 +18,20 @@ export type TransportVerdict =
 export interface TransportSecurityPolicy {
   /** Normalised origins (`scheme://host[:port]`, lower case) allowed to call from a browser. */
   allowedOrigins: ReadonlySet<string>;
-  /** The server listens on loopback only: validate Host (DNS rebinding) and allow loopback origins. */
+  /** The server listens on loopback only: validate Host (DNS rebinding) on every route. */
   loopbackBound: boolean;
 }
 
 /**
  * Decisions (PRODUCT §6, spec transports §Security Warning, conformance `dns-rebinding-protection`):
  * - `Origin` absent: allowed (non-browser clients send none).
- * - `Origin` present: allowed only when listed in MCP_ALLOWED_ORIGINS (an empty list allows no
- *   browser origin), or — on a loopback-bound server only — when it is itself a loopback origin
- *   (`http(s)://localhost|127.0.0.1|[::1]` with any port). The threat the spec names is a remote
- *   page reaching a local server through DNS rebinding; a page already served from this machine's
- *   loopback is not that, and the conformance suite requires a localhost Origin to be accepted.
- *   `Origin: null` (sandboxed frames, file://) is never allowed.
- * - Loopback-bound: `Host` must be a loopback name or address (any port); anything else (a
- *   rebinding name such as evil.example.com) is refused. Bound elsewhere (0.0.0.0 behind an
- *   ingress), Host is the ingress's business and is not checked.
+ * - `Origin` present (on `/mcp`): allowed only when listed in MCP_ALLOWED_ORIGINS. An empty list
+ *   allows no browser origin, a loopback one included: any page the browser loaded, from any
+ *   port of this machine, is a page this server did not vouch for. `Origin: null` (sandboxed
+ *   frames, file://) is never allowed.
+ * - Loopback-bound: `Host` must be a loopback name or address (any port), on every route (REST,
+ *   OAuth pages and `/mcp` alike); anything else (a rebinding name such as evil.example.com) is
+ *   refused. Bound elsewhere (0.0.0.0 behind an ingress), Host is the ingress's business.
  */
 export function evaluateTransport(
   policy: TransportSecurityPolicy,
@@ -51,10 +49,7 @@ export function evaluateTransport(
   }
   if (origin === undefined) return { allowed: true };
   const normalised = normaliseOrigin(origin);
-  if (normalised !== undefined) {
-    if (policy.allowedOrigins.has(normalised)) return { allowed: true };
-    if (policy.loopbackBound && isLoopbackOrigin(normalised)) return { allowed: true };
-  }
+  if (normalised !== undefined && policy.allowedOrigins.has(normalised)) return { allowed: true };
   return {
     allowed: false,
     code: 'ORIGIN_NOT_ALLOWED',
@@ -75,9 +70,10 @@ export function transportPolicyOf(
 }
 
 /**
- * Registers the `/mcp` Origin/Host check as a Fastify `onRequest` hook: it runs before the body is
- * read and before authentication, so a refused browser request costs nothing. Refusals answer 403
- * with the API envelope and count in `mcp_transport_rejections_total`.
+ * Registers the transport checks as a Fastify `onRequest` hook: `Host` on every route of a
+ * loopback-bound server, `Origin` on `/mcp`. It runs before the body is read and before
+ * authentication, so a refused browser request costs nothing. Refusals answer 403 with the API
+ * envelope; those on `/mcp` count in `mcp_transport_rejections_total`.
  */
 export function registerMcpTransportSecurity(
   fastify: FastifyInstance,
@@ -86,10 +82,12 @@ export function registerMcpTransportSecurity(
 ): void {
   const policy = transportPolicyOf(config);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (pathOf(request.url) !== MCP_PATH) return;
-    const verdict = evaluateTransport(policy, header(request, 'origin'), header(request, 'host'));
+    const mcp = pathOf(request.url) === MCP_PATH;
+    if (!mcp && !policy.loopbackBound) return;
+    const origin = mcp ? header(request, 'origin') : undefined;
+    const verdict = evaluateTransport(policy, origin, header(request, 'host'));
     if (verdict.allowed) return;
-    metrics.recordTransportRejection(verdict.reason);
+    if (mcp) metrics.recordTransportRejection(verdict.reason);
     await reply
       .status(httpStatusOf(verdict.code))
       .header('content-type', 'application/json')
@@ -117,10 +115,6 @@ export function normaliseOrigin(value: string): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   return url.origin.toLowerCase();
-}
-
-function isLoopbackOrigin(origin: string): boolean {
-  return LOOPBACK_NAMES.has(new URL(origin).hostname);
 }
 
 /** Host header (`name[:port]`, IPv6 in brackets) naming a loopback interface. */

@@ -133,7 +133,7 @@ export class CompletionsHandler {
     if (source === undefined || request.value.length > MAX_PREFIX) return completion([], false);
 
     const { tool } = source;
-    const refusal = this.policy.evaluate(extra.principal, tool.def.access);
+    const refusal = this.policy.evaluate(extra.principal, tool.access);
     if (refusal !== null) throw refusalOf(refusal);
 
     const prefix = request.value.trim();

@@ -43,7 +43,7 @@ const MENTIONED = [
 
 function catalogOf(names: readonly string[]): ToolCatalog {
   const tools = new Map(
-    names.map((n) => [n, { def: { name: n, access: ACCESS[n] ?? {} } } as unknown as CompiledTool]),
+    names.map((n) => [n, { def: { name: n }, access: ACCESS[n] ?? {} } as unknown as CompiledTool]),
   );
   return { get: (name: string) => tools.get(name) } as unknown as ToolCatalog;
 }
@@ -61,6 +61,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenKind: 'personal',
     audience: null,
     scopes: ['portal_users:write', 'audit:read'],
+    expiresAt: null,
     clientName: null,
     organizationId: 'o1',
     organizationSlug: 'acme',

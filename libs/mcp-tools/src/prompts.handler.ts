@@ -196,7 +196,7 @@ export class PromptsHandler {
               `PromptsHandler: ${p.name} names tool ${name}, which is not registered`,
             );
         }
-        return [p.name, { ...p, access: catalog.get(p.authorizedAs)!.def.access }];
+        return [p.name, { ...p, access: catalog.get(p.authorizedAs)!.access }];
       }),
     );
     this.listing = PROMPTS.map((p) => ({

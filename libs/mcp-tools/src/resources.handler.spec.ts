@@ -29,6 +29,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenKind: 'personal',
     audience: null,
     scopes: ['portal_users:read', 'accounts:read'],
+    expiresAt: null,
     clientName: 'token client',
     organizationId: 'o1',
     organizationSlug: 'acme',
@@ -51,7 +52,7 @@ function tool(
   access: AccessRequirement,
   method: 'GET' | 'POST' = 'GET',
 ): CompiledTool {
-  return { def: { name, access, endpoint: { method, path } } } as unknown as CompiledTool;
+  return { def: { name, endpoint: { method, path } }, access } as unknown as CompiledTool;
 }
 
 const TOOLS = new Map<string, CompiledTool>([

@@ -198,7 +198,7 @@ export class ResourcesHandler {
     const target = this.resolve(uri);
     if (target === undefined) throw McpError.resourceNotFound(uri);
 
-    const refusal = this.policy.evaluate(extra.principal, target.tool.def.access);
+    const refusal = this.policy.evaluate(extra.principal, target.tool.access);
     if (refusal !== null) throw refusalOf(refusal);
 
     const response = await this.dispatcher.dispatch(callerOf(ctx, extra), 'GET', target.path);

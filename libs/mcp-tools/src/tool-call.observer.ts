@@ -15,6 +15,10 @@ export interface ToolCallOutcome {
   id: string;
   /** The tool name when it exists in the registry; `null` for an unknown tool. */
   tool: string | null;
+  /** The name the client asked for, normalised (log and history keep it for an unknown tool). */
+  attemptedTool: string;
+  /** When the call was received (RFC 3339 with microseconds). */
+  receivedAt: string;
   ctx: McpRequestContext;
   extra: McpCallExtra;
   /** `ok`, `input_required`, the isError code, or `rpc_error:<code>`. */
@@ -49,7 +53,7 @@ export class ToolCallObserver {
     const isError = !RESULT_STATUSES.has(o.status) && !o.status.startsWith('rpc_error:');
     this.logger.log({
       msg: 'tools/call',
-      tool: o.tool ?? 'unknown',
+      tool: o.tool ?? o.attemptedTool,
       org: p.organizationId,
       token: p.tokenId,
       user: p.userId,
@@ -74,12 +78,13 @@ export class ToolCallObserver {
           organizationId: p.organizationId,
           tokenId: p.tokenId,
           userId: p.userId,
-          tool: o.tool ?? 'unknown',
+          tool: o.tool ?? o.attemptedTool,
           clientName: client ?? null,
           era: o.ctx.era === 'modern' ? '2026-07-28' : '2025',
           protocolVersion: o.ctx.protocolVersion,
           status: o.status,
           isError,
+          receivedAt: o.receivedAt,
           durationMs: o.durationMs,
           confirmationId: o.confirmationId,
           requestId: o.extra.requestId,

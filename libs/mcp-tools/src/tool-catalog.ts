@@ -1,3 +1,4 @@
+import { requirementOf, type AccessRequirement } from '@app/access-vocabulary';
 import { Injectable } from '@nestjs/common';
 import { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
 import { isJsonObject } from './json-values.js';
@@ -6,6 +7,8 @@ import { TOOLS } from './tools.js';
 
 export interface CompiledTool {
   def: ToolDefinition;
+  /** The endpoint's access requirement: a tool needs exactly what its REST route needs. */
+  access: AccessRequirement;
   /** Every argument the tool declares; anything else is refused with -32602. */
   argumentNames: ReadonlySet<string>;
   /** `:name` path parameters of the endpoint, in order. */
@@ -79,8 +82,11 @@ export function compileTool(def: ToolDefinition): CompiledTool {
     ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
   };
+  if (endpoint.access.kind === 'public')
+    throw new Error(`${def.name}: a tool cannot dispatch to a public endpoint`);
   return {
     def,
+    access: requirementOf(endpoint.access),
     argumentNames: new Set(Object.keys(properties)),
     pathParams,
     inputSchema,

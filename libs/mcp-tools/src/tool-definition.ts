@@ -1,4 +1,3 @@
-import type { AccessRequirement } from '@app/access';
 import type { EndpointContract } from '@app/rest-contract';
 
 export type HttpMethod = EndpointContract['method'];
@@ -29,7 +28,7 @@ export interface ToolDefinition {
   /** Written for a model: what it does, when to use it, what it returns. */
   description: string;
   annotations: ToolAnnotations;
-  access: AccessRequirement;
+  /** The REST endpoint it dispatches to: its access requirement is the tool's. */
   endpoint: EndpointContract;
   confirmation?: ConfirmationSpec;
 }

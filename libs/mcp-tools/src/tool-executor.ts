@@ -6,6 +6,7 @@ import type { CallerContext } from '@app/identity';
 import {
   McpError,
   INVALID_PARAMS,
+  normalizeClientString,
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
@@ -43,6 +44,7 @@ export class ToolExecutor {
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
     const started = performance.now();
+    const receivedAt = preciseTimestamp(performance.timeOrigin + started);
     const name = params.name;
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: tool name is required');
@@ -50,6 +52,8 @@ export class ToolExecutor {
     const outcome: ToolCallOutcome = {
       id: randomUUID(),
       tool: tool === undefined ? null : name,
+      attemptedTool: normalizeClientString(name) || 'unknown',
+      receivedAt,
       readOnly: tool?.def.annotations.readOnlyHint ?? true,
       ctx,
       extra,
@@ -82,7 +86,7 @@ export class ToolExecutor {
     extra: McpCallExtra,
     outcome: ToolCallOutcome,
   ): Promise<McpHandlerOutcome> {
-    const refusal = this.policy.evaluate(extra.principal, tool.def.access);
+    const refusal = this.policy.evaluate(extra.principal, tool.access);
     if (refusal !== null) return this.fail(refusal.toEnvelope(), ctx, outcome);
 
     const caller: CallerContext = {
@@ -195,4 +199,11 @@ function asEnvelope(response: RestResponse): ErrorEnvelope {
   const body = response.body;
   if (isErrorEnvelope(body)) return body;
   return toEnvelope('INTERNAL_ERROR', `Unexpected response ${response.status}`);
+}
+
+/** An instant in epoch milliseconds (with a fraction) as RFC 3339 with microseconds. */
+function preciseTimestamp(epochMs: number): string {
+  const ms = Math.floor(epochMs);
+  const micros = Math.min(999, Math.floor((epochMs - ms) * 1000));
+  return new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
 }

@@ -28,7 +28,7 @@ const destroy = (title: string): ToolAnnotations => ({
 
 /**
  * Every MCP tool, in the order `tools/list` shows them. Each dispatches to one REST endpoint; its
- * scope and permission are the endpoint's (PRODUCT §7).
+ * scope and permission are the endpoint's (declared once, in the endpoint's contract).
  */
 export const TOOLS: readonly ToolDefinition[] = [
   {
@@ -37,7 +37,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Who this connection acts as: the person who authorized the client, the organisation, the token ' +
       'scopes and the person’s permissions. Call it first when unsure what you may do.',
     annotations: read('Current context'),
-    access: {},
     endpoint: ME_ENDPOINTS.me,
   },
   {
@@ -46,10 +45,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'List the organisation’s portal users (people invited to the customer portal), newest first, with ' +
       'their status and account. Filter by status, account_id or q; page with cursor and next_cursor.',
     annotations: read('List portal users'),
-    access: {
-      scope: { resource: 'portal_users', access: 'read' },
-      permission: 'portal_users.read',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.list,
   },
   {
@@ -58,10 +53,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Get one portal user by id: name, e-mail, status (invited, active, inactive), account and ' +
       'invitation dates.',
     annotations: read('Get portal user'),
-    access: {
-      scope: { resource: 'portal_users', access: 'read' },
-      permission: 'portal_users.read',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.get,
   },
   {
@@ -70,10 +61,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Create a portal user (status invited) and, unless send_invitation is false, e-mail them an ' +
       'invitation to the customer portal. Returns the new portal user.',
     annotations: write('Create portal user', false, true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.create,
   },
   {
@@ -82,10 +69,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Change a portal user’s name, e-mail, external_id or account; only the fields given change. ' +
       'Returns the updated portal user.',
     annotations: write('Update portal user', true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.update,
   },
   {
@@ -94,10 +77,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Send the invitation e-mail again (with a fresh expiry) to a portal user who has not accepted ' +
       'it yet; an active user cannot be invited again.',
     annotations: write('Resend invitation', false, true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.invite',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.resendInvitation,
   },
   {
@@ -106,10 +85,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Deactivate an active portal user: they can no longer sign in. Reversible with ' +
       'activate_portal_user; a user who never accepted the invitation cannot be deactivated.',
     annotations: write('Deactivate portal user', true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.deactivate,
   },
   {
@@ -117,10 +92,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Reactivate an inactive portal user so they can sign in again. Returns the portal user.',
     annotations: write('Activate portal user', true),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.manage',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.activate,
   },
   {
@@ -130,10 +101,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'elicitation on protocol 2026-07-28); otherwise the answer is confirmation_required and nothing ' +
       'is deleted. Prefer deactivate_portal_user when access only needs to stop.',
     annotations: destroy('Delete portal user'),
-    access: {
-      scope: { resource: 'portal_users', access: 'write' },
-      permission: 'portal_users.delete',
-    },
     endpoint: PORTAL_USERS_ENDPOINTS.delete,
     confirmation: {
       targetType: 'portal_user',
@@ -148,14 +115,12 @@ export const TOOLS: readonly ToolDefinition[] = [
       'List the organisation’s customer accounts (companies), newest first. Filter by q (name); ' +
       'page with cursor and next_cursor.',
     annotations: read('List accounts'),
-    access: { scope: { resource: 'accounts', access: 'read' }, permission: 'accounts.read' },
     endpoint: ACCOUNTS_ENDPOINTS.list,
   },
   {
     name: 'get_account',
     description: 'Get one customer account by id: name, external_id and tax_id.',
     annotations: read('Get account'),
-    access: { scope: { resource: 'accounts', access: 'read' }, permission: 'accounts.read' },
     endpoint: ACCOUNTS_ENDPOINTS.get,
   },
   {
@@ -164,7 +129,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Create a customer account (a company that portal users can belong to). Returns the new ' +
       'account; link portal users to it with their account_id.',
     annotations: write('Create account', false),
-    access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.manage' },
     endpoint: ACCOUNTS_ENDPOINTS.create,
   },
   {
@@ -173,7 +137,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Change an account’s name, external_id or tax_id; only the fields given change. Returns the ' +
       'updated account.',
     annotations: write('Update account', true),
-    access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.manage' },
     endpoint: ACCOUNTS_ENDPOINTS.update,
   },
   {
@@ -183,7 +146,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'person using the client confirms first (a form elicitation on protocol 2026-07-28); otherwise ' +
       'the answer is confirmation_required and nothing is deleted.',
     annotations: destroy('Delete account'),
-    access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.delete' },
     endpoint: ACCOUNTS_ENDPOINTS.delete,
     confirmation: {
       targetType: 'account',
@@ -199,7 +161,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       'agents through MCP, with who, when and what changed. Filter by actor, action, record, channel ' +
       'and time; page with cursor and next_cursor.',
     annotations: read('List audit events'),
-    access: { scope: { resource: 'audit', access: 'read' }, permission: 'audit.read' },
     endpoint: AUDIT_TRAIL_ENDPOINTS.listAuditEvents,
   },
 ];

@@ -37,3 +37,5 @@ export type {
   McpServerCapabilities,
   McpServerInfo,
 } from './mcp-endpoint.types.js';
+export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+export { MAX_CLIENT_STRING_LENGTH, normalizeClientString } from './client-string.util.js';

@@ -2,6 +2,7 @@
  * JSON-RPC 2.0 framing: parse a POST body once and say what it is; write responses.
  * Single messages only: this product rejects batches in every revision (even 2025-03-26).
  */
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { JsonRpcId } from './mcp-endpoint.types.js';
 import { INVALID_REQUEST, PARSE_ERROR } from './mcp-protocol.constants.js';
 
@@ -31,9 +32,17 @@ const PARSE_FAILURE: JsonRpcMessage = {
 };
 const BATCH: JsonRpcMessage = invalid(null, 'Invalid Request: JSON-RPC batches are not supported');
 const NOT_AN_OBJECT: JsonRpcMessage = invalid(null, 'Invalid Request');
+const TOO_DEEP: JsonRpcMessage = invalid(
+  null,
+  `Invalid Request: the message nests deeper than ${MAX_JSON_DEPTH} levels`,
+);
 
-/** Parses `body` (exactly one `JSON.parse`) and classifies the message. Never throws. */
+/**
+ * Parses `body` (exactly one `JSON.parse`, after a depth scan) and classifies the message. Never
+ * throws.
+ */
 export function parseJsonRpcMessage(body: string): JsonRpcMessage {
+  if (exceedsJsonDepth(body)) return TOO_DEEP;
   let value: unknown;
   try {
     value = JSON.parse(body);

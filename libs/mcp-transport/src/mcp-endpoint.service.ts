@@ -1,5 +1,6 @@
 import { checkInputRequests } from './client-capability.gate.js';
 import { decodeHeaderValue, trimOws } from './http-headers.util.js';
+import { normalizeClientString } from './client-string.util.js';
 import {
   errorBody,
   isJsonObject,
@@ -119,8 +120,18 @@ function versionLabel(version: string | undefined): string {
   return version !== undefined && isSupportedProtocolVersion(version) ? version : UNKNOWN;
 }
 
-function isClientInfo(value: unknown): value is McpClientInfo {
-  return isJsonObject(value) && typeof value.name === 'string';
+/**
+ * `_meta` clientInfo as the handlers (and the audit trail, history and logs behind them) see it:
+ * the name and version normalised at this edge ({@link normalizeClientString}), nothing else the
+ * client put there; absent when there is no usable name.
+ */
+function clientInfoOf(value: unknown): McpClientInfo | undefined {
+  if (!isJsonObject(value) || typeof value.name !== 'string') return undefined;
+  const name = normalizeClientString(value.name);
+  if (name === '') return undefined;
+  return typeof value.version === 'string'
+    ? { name, version: normalizeClientString(value.version) }
+    : { name };
 }
 
 /** Exhaustiveness guard for switches over closed unions. */
@@ -528,7 +539,7 @@ export class McpEndpointService<TExtra> {
           protocolVersion: version,
           method,
           jsonRpcId: id,
-          clientInfo: isClientInfo(rawInfo) ? rawInfo : undefined,
+          clientInfo: clientInfoOf(rawInfo),
           clientCapabilities,
           meta,
         };

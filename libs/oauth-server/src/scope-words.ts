@@ -10,6 +10,7 @@ export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
   'accounts:read': 'See the customer accounts of the organisation',
   'accounts:write': 'Create, change and delete customer accounts',
   'audit:read': 'Read the organisation’s audit trail',
+  'org:admin': 'Administer the organisation: members, tokens and the mail outbox',
 };
 
 /** Why a write scope is refused, in the product's words (PRODUCT §2.1 `insufficient_scope`). */

@@ -1,25 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AccessPolicy } from '@app/access';
 import { AuditTrail, creationChanges } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
-import {
-  RequestContext,
-  scopesReach,
-  TokensService,
-  type Scope,
-  type ScopeAccess,
-  type ScopeResource,
-} from '@app/identity';
-
-const SCOPE_PARTS: Record<Scope, [ScopeResource, ScopeAccess]> = {
-  'portal_users:read': ['portal_users', 'read'],
-  'portal_users:write': ['portal_users', 'write'],
-  'accounts:read': ['accounts', 'read'],
-  'accounts:write': ['accounts', 'write'],
-  'audit:read': ['audit', 'read'],
-};
+import { RequestContext, scopeParts, scopesReach, TokensService } from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -37,10 +21,9 @@ import type {
 import { OrganizationTokensRepository, type TokenRow } from './organization-tokens.repository.js';
 
 /**
- * API tokens of the caller's organisation. Anyone lists their own tokens; admins list everyone's,
- * create personal tokens and revoke any token. A token can only create tokens that reach no
- * further than itself (no escalation from a read-only or OAuth token). The secret is returned once
- * and never audited.
+ * API tokens of the caller's organisation (the routes need `org:admin` and the `admin` permission).
+ * A token can only create tokens that reach no further and live no longer than itself (no
+ * escalation from a narrower or expiring token). The secret is returned once and never audited.
  */
 @Injectable()
 export class OrganizationTokensService {
@@ -50,18 +33,13 @@ export class OrganizationTokensService {
     private readonly issuer: TokensService,
     private readonly audit: AuditTrail,
     private readonly context: RequestContext,
-    private readonly access: AccessPolicy,
   ) {}
 
   async list(query: ListTokensQueryDto): Promise<Page<Plain<TokenDto>>> {
     const p = this.context.principal;
-    const isAdmin = p.membership?.permissions.includes('admin') ?? false;
-    if (!isAdmin && query.user_id !== undefined && query.user_id !== p.userId) {
-      this.access.assert(p, { permission: 'admin' });
-    }
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.tokens.list(p.organizationId, {
-      userId: isAdmin ? query.user_id : p.userId,
+      userId: query.user_id,
       after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       take: limit + 1,
     });
@@ -70,7 +48,7 @@ export class OrganizationTokensService {
 
   async create(input: CreateTokenDto): Promise<Plain<CreatedTokenDto>> {
     const p = this.context.principal;
-    const beyond = input.scopes.filter((s) => !scopesReach(p.scopes, ...SCOPE_PARTS[s]));
+    const beyond = input.scopes.filter((s) => !scopesReach(p.scopes, ...scopeParts(s)));
     if (beyond.length > 0) {
       throw new DomainError(
         'insufficient_scope',
@@ -80,6 +58,14 @@ export class OrganizationTokensService {
       );
     }
     const expiresAt = input.expires_at == null ? null : new Date(input.expires_at);
+    if (p.expiresAt !== null && (expiresAt === null || expiresAt > p.expiresAt)) {
+      throw DomainError.validation([
+        {
+          field: 'expires_at',
+          message: `must be set, and no later than ${p.expiresAt.toISOString()} (when the token making the request expires)`,
+        },
+      ]);
+    }
     return this.ds.transaction(async (tx) => {
       const issued = await this.issuer.issue(
         {

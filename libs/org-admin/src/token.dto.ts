@@ -3,7 +3,6 @@ import {
   ArrayUnique,
   IsArray,
   IsIn,
-  IsISO8601,
   IsOptional,
   IsString,
   IsUUID,
@@ -12,7 +11,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { SCOPES, type Scope, type TokenKind } from '@app/identity';
-import { Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { Out, PageQueryDto, Timestamp, Trim } from '@app/rest-contract';
 
 export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
@@ -60,7 +59,7 @@ export class CreateTokenDto {
     description: 'Omit (or null) for a token that does not expire.',
   })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
+  @Timestamp()
   expires_at?: string | null;
 }
 

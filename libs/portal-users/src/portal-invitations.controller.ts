@@ -1,19 +1,13 @@
-import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiConsumes,
-  ApiExcludeEndpoint,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { ApiConsumes, ApiExcludeEndpoint, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '@app/identity';
-import { ApiErrors, type Plain } from '@app/rest-contract';
+import { Endpoint, type Plain } from '@app/rest-contract';
 import { INVITATION_PAGE_HEADERS } from './invitation-page.js';
 import { InvitationPagesService, type HtmlPage } from './invitation-pages.service.js';
 import { AcceptedInvitationDto } from './portal-user.dto.js';
 import { PortalUsersService } from './portal-users.service.js';
+import { PORTAL_USERS_ENDPOINTS } from './portal-users.endpoints.js';
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
@@ -23,14 +17,14 @@ const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
  * POSTs without a form and gets JSON. Both answer `Cache-Control: no-store`: the URL is a secret.
  */
 @ApiTags('portal users')
-@Controller('v1/portal-invitations')
+@Controller()
 export class PortalInvitationsController {
   constructor(
     private readonly portalUsers: PortalUsersService,
     private readonly pages: InvitationPagesService,
   ) {}
 
-  @Get(':token/accept')
+  @Get('v1/portal-invitations/:token/accept')
   @Public()
   @ApiExcludeEndpoint()
   async page(
@@ -40,20 +34,9 @@ export class PortalInvitationsController {
     return html(reply, await this.pages.show(token));
   }
 
-  @Post(':token/accept')
-  @Public()
-  @HttpCode(200)
-  @ApiOperation({
-    operationId: 'acceptPortalInvitation',
-    summary:
-      'Accept an invitation with the secret from the e-mail (no bearer token): the portal user becomes active',
-    description:
-      'Without a body (or with JSON) the answer is JSON. The invitation page (GET on the same URL, for browsers) posts a form here and gets an HTML page back.',
-  })
+  @Endpoint(PORTAL_USERS_ENDPOINTS.acceptInvitation)
   @ApiParam({ name: 'token', description: 'The invitation secret from the e-mail.' })
   @ApiConsumes('application/json', FORM_MEDIA_TYPE)
-  @ApiOkResponse({ type: AcceptedInvitationDto })
-  @ApiErrors('NOT_FOUND')
   async accept(
     @Param('token') token: string,
     @Req() request: FastifyRequest,

@@ -18,6 +18,11 @@ describe('cursors', () => {
       Buffer.from('{"a":1}').toString('base64url'),
       encodeCursor(['not a time', 'not a uuid']),
       encodeCursor(['2026-01-01T00:00:00.123456Z', "x' OR 1=1"]),
+      // Well-formed, but no such instant.
+      encodeCursor(['2026-02-30T00:00:00.000000Z', 'b9f0a1c2-0000-4000-8000-000000000001']),
+      encodeCursor(['2026-13-01T00:00:00.000000Z', 'b9f0a1c2-0000-4000-8000-000000000001']),
+      encodeCursor(['2026-01-01T24:00:00.000000Z', 'b9f0a1c2-0000-4000-8000-000000000001']),
+      encodeCursor(['0000-01-01T00:00:00.000000Z', 'b9f0a1c2-0000-4000-8000-000000000001']),
     ]) {
       expect(() => decodeCursor(bad)).toThrow(
         expect.objectContaining({
@@ -26,6 +31,17 @@ describe('cursors', () => {
         }),
       );
     }
+  });
+
+  it('a text key Postgres cannot hold (U+0000) is a VALIDATION_ERROR on cursor', () => {
+    const id = 'b9f0a1c2-0000-4000-8000-000000000001';
+    expect(decodeCursor(encodeCursor(['ana@example.com', id]), 'text')).toEqual([
+      'ana@example.com',
+      id,
+    ]);
+    expect(() => decodeCursor(encodeCursor(['\u0000', id]), 'text')).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_ERROR' }),
+    );
   });
 
   it('toPage shows `limit` rows and a next cursor only when there was one more', () => {

@@ -1,4 +1,5 @@
 import { DomainError } from '@app/errors';
+import { parseTimestamp } from './timestamp.js';
 
 /**
  * Opaque keyset cursors: the sort key of the last row of a page (e.g. its timestamp text with
@@ -14,16 +15,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A keyset position: (sort key, uuid). Most lists sort by a timestamp with microseconds
- * (`'timestamp'`); a list sorted by a text key (members by e-mail) says `'text'`. A cursor that is
- * not such a position (foreign, tampered, or hand-made) is a VALIDATION_ERROR on `cursor`, never a
- * database error.
+ * (`'timestamp'`, an instant that exists); a list sorted by a text key (members by e-mail) says
+ * `'text'` (text Postgres can hold). A cursor that is not such a position (foreign, tampered, or
+ * hand-made) is a VALIDATION_ERROR on `cursor`, never a database error.
  */
 export function decodeCursor(
   raw: string,
   sortKey: 'timestamp' | 'text' = 'timestamp',
 ): [key: string, id: string] {
   const [key, id] = decodePosition(raw, 2);
-  const keyOk = key !== undefined && (sortKey === 'text' || CURSOR_TIMESTAMP.test(key));
+  const keyOk =
+    key !== undefined &&
+    (sortKey === 'text'
+      ? isStorableText(key)
+      : CURSOR_TIMESTAMP.test(key) && parseTimestamp(key) !== undefined);
   if (!keyOk || id === undefined || !UUID.test(id)) throw invalidCursor();
   return [key, id];
 }
@@ -37,6 +42,11 @@ function decodePosition(raw: string, length: number): string[] {
   }
   if (!isCursorPosition(parsed, length)) throw invalidCursor();
   return parsed;
+}
+
+/** Text Postgres can hold: no U+0000. */
+function isStorableText(text: string): boolean {
+  return !text.includes('\u0000');
 }
 
 function invalidCursor(): DomainError {

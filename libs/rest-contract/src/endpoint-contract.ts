@@ -1,9 +1,12 @@
+import type { EndpointAccess } from '@app/access-vocabulary';
+import type { ErrorCode } from '@app/errors';
 import type { DtoClass } from './validate-input.js';
 
 /**
- * One REST endpoint as a table row: the DTO classes its input is validated with and the class
- * describing its response. The MCP layer derives each tool's input and output schema from these
- * same classes (class-validator-jsonschema), so the two never drift.
+ * One REST endpoint, declared once: method, path, success status, who may call it, its OpenAPI
+ * operation, the DTO classes its input is validated with and the class describing its response.
+ * `@Endpoint(contract)` applies it to the controller method; the MCP layer derives each tool's
+ * input and output schema, and its access requirement, from the same contract, so none can drift.
  */
 export interface EndpointContract {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -11,6 +14,14 @@ export interface EndpointContract {
   path: string;
   /** HTTP status of a success. */
   status: 200 | 201;
+  /** Scope and permission, or why any member's token (or no token) may call it. */
+  access: EndpointAccess;
+  operationId: string;
+  summary: string;
+  /** More than the summary says, for the OpenAPI document. */
+  description?: string;
+  /** Error codes besides the authentication and access codes, which follow from `access`. */
+  errors: readonly ErrorCode[];
   params?: DtoClass;
   query?: DtoClass;
   body?: DtoClass;

@@ -13,3 +13,6 @@ export { Out } from './response-property.decorator.js';
 export { ApiErrors, ApiErrorEnvelope, AUTH_ERROR_CODES } from './api-errors.decorator.js';
 export type { EndpointContract } from './endpoint-contract.js';
 export type { Plain } from './plain.js';
+export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
+export { TimeRangeQueryDto } from './time-range-query.dto.js';
+export { ACCESS_EXTENSION, Endpoint } from './endpoint.decorator.js';

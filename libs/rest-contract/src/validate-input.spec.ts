@@ -114,3 +114,45 @@ describe('validateInput', () => {
     ]);
   });
 });
+
+/** The details of the VALIDATION_ERROR `validateInput` throws, or `'accepted'`. */
+const nul = (value: unknown, location: 'body' | 'query' = 'body') => {
+  try {
+    validateInput(Body, value, location);
+  } catch (e) {
+    if (e instanceof DomainError) return e.details;
+  }
+  return 'accepted';
+};
+
+describe('validateInput: what no DTO rule is asked to look at', () => {
+  it('refuses U+0000 in any string, nested or not, naming the field', () => {
+    expect(nul({ email: 'a@example.com', name: 'a\u0000' })).toEqual([
+      { field: 'name', message: 'must not contain the character U+0000' },
+    ]);
+    expect(nul({ email: 'a@example.com', name: 'ab', kind: ['x', { y: '\u0000' }] })).toEqual([
+      { field: 'kind[1].y', message: 'must not contain the character U+0000' },
+    ]);
+    expect(nul({ 'a\u0000': 1 }, 'query')).toEqual([
+      { field: 'query', message: 'must not contain a field name with the character U+0000' },
+    ]);
+  });
+
+  it('refuses nesting deeper than MAX_INPUT_DEPTH without recursing (no stack overflow)', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(() =>
+      validateInput(Body, { email: 'a@example.com', name: 'a', kind: deep }, 'body'),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_ERROR',
+        details: [
+          {
+            field: expect.stringMatching(/^kind(\[0\])+$/),
+            message: expect.stringMatching(/nested too deeply/),
+          },
+        ],
+      }),
+    );
+  });
+});

@@ -9,6 +9,9 @@ export type DtoClass<T extends object = object> = new () => T;
 
 const MAX_SUMMARY_ENTRIES = 5;
 
+/** How deep an input may nest (no DTO comes close; a deeper input is an attack or a mistake). */
+export const MAX_INPUT_DEPTH = 32;
+
 /** class-validator constraints that check a value's type (as opposed to its range or format). */
 const TYPE_CONSTRAINTS: ReadonlySet<string> = new Set([
   'isString',
@@ -38,6 +41,8 @@ export function validateInput<T extends object>(
       `Validation failed: ${location} must be a JSON object`,
     );
   }
+  const unstorable = unstorableFieldsOf(plain, location);
+  if (unstorable.length > 0) throw DomainError.validation(unstorable, summarise(unstorable));
   const instance = plainToInstance(metatype, { ...plain });
   const errors = validateSync(instance, {
     whitelist: true,
@@ -50,6 +55,51 @@ export function validateInput<T extends object>(
     throw DomainError.validation(details, summarise(details));
   }
   return instance;
+}
+
+/**
+ * What no DTO rule may be asked to look at: U+0000 in any string or key (Postgres text cannot hold
+ * it) and nesting deeper than {@link MAX_INPUT_DEPTH} (class-transformer recurses). One walk,
+ * without recursion, before the DTO sees the input; the same for REST inputs and tool arguments
+ * (which reach the REST endpoint through this function).
+ */
+export function unstorableFieldsOf(input: object, location: InputLocation): FieldError[] {
+  const out: FieldError[] = [];
+  const stack: { value: unknown; field: string; depth: number }[] = [
+    { value: input, field: '', depth: 0 },
+  ];
+  while (stack.length > 0 && out.length <= MAX_SUMMARY_ENTRIES) {
+    const { value, field, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000'))
+        out.push({ field: field || location, message: 'must not contain the character U+0000' });
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_INPUT_DEPTH) {
+      out.push({
+        field: field || location,
+        message: `is nested too deeply (more than ${MAX_INPUT_DEPTH} levels)`,
+      });
+      continue;
+    }
+    for (const [key, child] of Object.entries(value)) {
+      const path = Array.isArray(value)
+        ? `${field}[${key}]`
+        : field === ''
+          ? key
+          : `${field}.${key}`;
+      if (key.includes('\u0000')) {
+        out.push({
+          field: (field || location).replaceAll('\u0000', ''),
+          message: 'must not contain a field name with the character U+0000',
+        });
+        continue;
+      }
+      stack.push({ value: child, field: path, depth: depth + 1 });
+    }
+  }
+  return out;
 }
 
 /** class-validator errors → one `{field, message}` per failing constraint, human wording. */

@@ -8,6 +8,7 @@ import { AuditEvents1764710000002 } from './1764710000002-audit-events.js';
 import { MailOutbox1764710000003 } from './1764710000003-mail-outbox.js';
 import { OAuth1764720000000 } from './1764720000000-oauth.js';
 import { OAuthGrantRevocation1764720000001 } from './1764720000001-oauth-grant-revocation.js';
+import { OauthTokensReadOnly1764720000100 } from './1764720000100-oauth-tokens-read-only.js';
 import { AuditEventsRequestIndex1764790000000 } from './1764790000000-audit-events-request-index.js';
 
 /**
@@ -25,5 +26,6 @@ export const MIGRATIONS = [
   MailOutbox1764710000003,
   OAuth1764720000000,
   OAuthGrantRevocation1764720000001,
+  OauthTokensReadOnly1764720000100,
   AuditEventsRequestIndex1764790000000,
 ];

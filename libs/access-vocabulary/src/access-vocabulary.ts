@@ -1,17 +1,26 @@
-/** Token scopes: a resource and an access level. Write implies read. */
+/**
+ * Token scopes: a resource and an access level. Write implies read. `org:admin` (members, tokens,
+ * the mail outbox) is a reach of its own: no other scope implies it and it implies no other.
+ */
 export const SCOPES = [
   'portal_users:read',
   'portal_users:write',
   'accounts:read',
   'accounts:write',
   'audit:read',
+  'org:admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
-export type ScopeResource = 'portal_users' | 'accounts' | 'audit';
-export type ScopeAccess = 'read' | 'write';
+export type ScopeResource = 'portal_users' | 'accounts' | 'audit' | 'org';
+export type ScopeAccess = 'read' | 'write' | 'admin';
 
 export const READ_SCOPES: readonly Scope[] = SCOPES.filter((s) => s.endsWith(':read'));
 export const WRITE_SCOPES: readonly Scope[] = SCOPES.filter((s) => s.endsWith(':write'));
+/**
+ * What an OAuth token may hold: read scopes only. Never a write scope, never `org:admin` (also a
+ * database CHECK on `api_tokens`).
+ */
+export const OAUTH_GRANTABLE_SCOPES: readonly Scope[] = READ_SCOPES;
 
 /** Permissions belong to a person's membership in an organisation. */
 export const PERMISSIONS = [
@@ -55,11 +64,26 @@ export function scopeOf(
   return `${resource}:${access}`;
 }
 
+/** Whether the scopes reach a resource with an access level: the scope itself, or write for read. */
 export function scopesReach(
   scopes: readonly string[],
   resource: ScopeResource,
   access: ScopeAccess,
 ): boolean {
-  if (scopes.includes(`${resource}:write`)) return true;
-  return access === 'read' && scopes.includes(`${resource}:read`);
+  if (scopes.includes(`${resource}:${access}`)) return true;
+  return access === 'read' && scopes.includes(`${resource}:write`);
+}
+
+const SCOPE_PARTS: Record<Scope, readonly [ScopeResource, ScopeAccess]> = {
+  'portal_users:read': ['portal_users', 'read'],
+  'portal_users:write': ['portal_users', 'write'],
+  'accounts:read': ['accounts', 'read'],
+  'accounts:write': ['accounts', 'write'],
+  'audit:read': ['audit', 'read'],
+  'org:admin': ['org', 'admin'],
+};
+
+/** The resource and access level a scope names (`org:admin` → `['org', 'admin']`). */
+export function scopeParts(scope: Scope): readonly [ScopeResource, ScopeAccess] {
+  return SCOPE_PARTS[scope];
 }
