@@ -4,6 +4,8 @@ import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './acc
 export interface Principal {
   tokenId: string;
   tokenKind: TokenKind;
+  /** The name the token was given (a personal token's label, or the OAuth grant's). */
+  tokenName: string;
   scopes: readonly Scope[];
   /** The MCP client the token was issued to (OAuth), or the name a person gave a personal token. */
   clientName: string | null;

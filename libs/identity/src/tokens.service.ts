@@ -87,6 +87,7 @@ export class TokensService {
     return {
       tokenId: row.token_id,
       tokenKind: row.kind,
+      tokenName: row.token_name,
       scopes: row.scopes,
       clientName: row.client_name,
       organizationId: row.organization_id,

@@ -196,7 +196,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'list_audit_events',
     description:
       'The organisation’s audit trail: every write, by people through the API and by agents through MCP ' +
-      '(channel). Filter by actor, action, resource_type, resource_id, channel, since, until (ISO 8601). ' +
+      '(channel), each naming the actor, the token and the resource in words. Filter by actor, action, ' +
+      'resource_type, resource_id, channel, since, until (ISO 8601), and q (text in the actor’s name or ' +
+      'e-mail, the token’s name or the resource label: finds a deleted portal user’s history by e-mail). ' +
       `Paginated with cursor / next_cursor. ${ERRORS}`,
     annotations: read('List audit events'),
     access: { scope: { resource: 'audit', access: 'read' }, permission: 'audit.read' },
