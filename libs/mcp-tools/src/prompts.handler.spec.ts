@@ -59,6 +59,7 @@ function principal(over: Partial<Principal> = {}): Principal {
   return {
     tokenId: 't1',
     tokenKind: 'personal',
+    audience: null,
     tokenName: 'test token',
     scopes: ['portal_users:write', 'audit:read'],
     clientName: null,
