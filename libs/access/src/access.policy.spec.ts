@@ -14,6 +14,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenId: 't1',
     tokenKind: 'personal',
     audience: null,
+    tokenName: 'test token',
     scopes: ['portal_users:write', 'accounts:read'],
     expiresAt: null,
     clientName: null,

@@ -69,6 +69,7 @@ export class AccountsService {
         action: 'account.created',
         resourceType: 'account',
         resourceId: row.id,
+        resourceLabel: row.name,
         changes: creationChanges(row, AUDITED_FIELDS),
       });
       return toAccountDto(row);
@@ -92,6 +93,7 @@ export class AccountsService {
         action: 'account.updated',
         resourceType: 'account',
         resourceId: id,
+        resourceLabel: after.name,
         changes,
       });
       return toAccountDto(after);
@@ -120,6 +122,7 @@ export class AccountsService {
         action: 'account.deleted',
         resourceType: 'account',
         resourceId: id,
+        resourceLabel: before.name,
         changes,
       });
       return { id, deleted: true as const };

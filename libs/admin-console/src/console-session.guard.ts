@@ -145,6 +145,7 @@ export function principalOf(
     // budget key on.
     tokenId: person.sessionId,
     tokenKind: 'session',
+    tokenName: 'Admin console session',
     scopes: CONSOLE_SESSION_SCOPES,
     clientName: CONSOLE_CLIENT_NAME,
     // Not bound to the MCP endpoint; its scopes keep it to what the console reads.

@@ -1,5 +1,5 @@
-import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
+import { IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import { Input, Out, TimeRangeQueryDto, Trim } from '@app/rest-contract';
 import {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
@@ -50,6 +50,19 @@ export class ListAuditEventsQueryDto extends TimeRangeQueryDto {
   @IsOptional()
   @IsIn(AUDIT_CHANNELS)
   channel?: string;
+
+  @Input.optional({
+    maxLength: 200,
+    description:
+      "Text contained (any case) in the actor's name or e-mail, the token's name, the resource label or the MCP client name, as they were when the event was recorded: a deleted portal user's history is found by the e-mail it had.",
+  })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  @MaxLength(200)
+  @Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' })
+  q?: string;
 }
 
 export class AuditEventDto {
@@ -62,8 +75,27 @@ export class AuditEventDto {
   actor_type: string;
   @Out.uuid({ nullable: true, description: 'The person (user id) who acted.' }) actor_user_id:
     string | null;
+  @Out.string({
+    nullable: true,
+    description:
+      "The actor's display name when the event was recorded (a member, or the portal user accepting their invitation).",
+  })
+  actor_name: string | null;
+  @Out.string({
+    nullable: true,
+    description: "The actor's e-mail when the event was recorded.",
+  })
+  actor_email: string | null;
   @Out.uuid({ nullable: true, description: 'The token used (its id, never its secret).' })
   token_id: string | null;
+  @Out.string({ nullable: true, description: "The token's name when the event was recorded." })
+  token_name: string | null;
+  @Out.enum(['personal', 'oauth', 'session'], {
+    nullable: true,
+    description:
+      '`personal` (pat_…), `oauth` (oat_…, an MCP client a person authorized) or `session` (a person signed in to the admin console).',
+  })
+  token_kind: string | null;
   @Out.enum(AUDIT_CHANNELS, {
     description: 'Set by the server from how the request arrived; never client input.',
   })
@@ -73,6 +105,12 @@ export class AuditEventDto {
   @Out.enum(AUDIT_ACTIONS) action: string;
   @Out.enum(AUDIT_RESOURCE_TYPES) resource_type: string;
   @Out.uuid() resource_id: string;
+  @Out.string({
+    nullable: true,
+    description:
+      "How a person recognises the resource, as it was: a portal user's or member's e-mail, an account's or token's name.",
+  })
+  resource_label: string | null;
   @Out.object({ description: 'Changed fields: `{ "field": { "before": …, "after": … } }`.' })
   changes: Record<string, { before: unknown; after: unknown }>;
   @Out.string({ nullable: true }) request_id: string | null;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
-import type { Channel } from '@app/identity';
+import type { Channel, TokenKind } from '@app/identity';
 import type { AuditChanges } from './audit-changes.js';
 import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
 
@@ -10,12 +10,17 @@ export interface NewAuditEvent {
   organizationId: string;
   actorType: AuditActorType;
   actorUserId: string | null;
+  actorName: string | null;
+  actorEmail: string | null;
   tokenId: string | null;
+  tokenName: string | null;
+  tokenKind: TokenKind | 'session' | null;
   channel: Channel;
   clientName: string | null;
   action: AuditAction;
   resourceType: AuditResourceType;
   resourceId: string;
+  resourceLabel: string | null;
   changes: AuditChanges;
   requestId: string | null;
   confirmationId: string | null;
@@ -27,12 +32,17 @@ export interface AuditEventRow {
   cursor_ts: string;
   actor_type: AuditActorType;
   actor_user_id: string | null;
+  actor_name: string | null;
+  actor_email: string | null;
   token_id: string | null;
+  token_name: string | null;
+  token_kind: TokenKind | 'session' | null;
   channel: Channel;
   client_name: string | null;
   action: AuditAction;
   resource_type: AuditResourceType;
   resource_id: string;
+  resource_label: string | null;
   changes: AuditChanges;
   request_id: string | null;
   confirmation_id: string | null;
@@ -45,6 +55,8 @@ export interface AuditEventFilter {
   resourceType?: string;
   resourceId?: string;
   channel?: string;
+  /** Substring (any case) of the actor's name or e-mail, the token's name, the resource label or the client name. */
+  q?: string;
   /** Inclusive lower bound (ISO 8601). */
   since?: string;
   /** Exclusive upper bound (ISO 8601). */
@@ -55,8 +67,9 @@ export interface AuditEventFilter {
   take: number;
 }
 
-const COLUMNS = `id, occurred_at, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts, actor_type, actor_user_id, token_id,
-  channel, client_name, action, resource_type, resource_id, changes, request_id, confirmation_id`;
+const COLUMNS = `id, occurred_at, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts, actor_type, actor_user_id,
+  actor_name, actor_email, token_id, token_name, token_kind, channel, client_name, action, resource_type, resource_id,
+  resource_label, changes, request_id, confirmation_id`;
 
 /** All SQL on `audit_events`. Insert only: the table has no update or delete path (and a trigger refuses them). */
 @Injectable()
@@ -67,8 +80,9 @@ export class AuditEventsRepository {
   async append(tx: EntityManager, e: NewAuditEvent): Promise<void> {
     await tx.query(
       `INSERT INTO audit_events (organization_id, actor_type, actor_user_id, token_id, channel, client_name, action,
-                                 resource_type, resource_id, changes, request_id, confirmation_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)`,
+                                 resource_type, resource_id, changes, request_id, confirmation_id,
+                                 actor_name, actor_email, token_name, token_kind, resource_label)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17)`,
       [
         e.organizationId,
         e.actorType,
@@ -82,6 +96,11 @@ export class AuditEventsRepository {
         JSON.stringify(e.changes),
         e.requestId,
         e.confirmationId,
+        e.actorName,
+        e.actorEmail,
+        e.tokenName,
+        e.tokenKind,
+        e.resourceLabel,
       ],
     );
   }
@@ -99,6 +118,8 @@ export class AuditEventsRepository {
     if (f.resourceType !== undefined) add(f.resourceType, (p) => `resource_type = ${p}`);
     if (f.resourceId !== undefined) add(f.resourceId, (p) => `resource_id = ${p}::uuid`);
     if (f.channel !== undefined) add(f.channel, (p) => `channel = ${p}`);
+    // Served by the trigram index on the generated search_text (ix_audit_events_search).
+    if (f.q !== undefined) add(`%${escapeLike(f.q)}%`, (p) => `search_text ILIKE ${p}`);
     if (f.since !== undefined) add(f.since, (p) => `occurred_at >= ${p}::timestamptz`);
     if (f.until !== undefined) add(f.until, (p) => `occurred_at < ${p}::timestamptz`);
     if (f.after !== undefined) {
@@ -132,4 +153,8 @@ export class AuditEventsRepository {
       [organizationId, requestId],
     );
   }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
-import { RequestContext, type Channel } from '@app/identity';
+import { RequestContext, type Channel, type TokenKind } from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -18,6 +18,11 @@ export interface AuditEntry {
   action: AuditAction;
   resourceType: AuditResourceType;
   resourceId: string;
+  /**
+   * How a person recognises the resource, as it is now (after a delete: as it was): a portal
+   * user's or a member's e-mail, an account's or a token's name. Searchable with `?q=`.
+   */
+  resourceLabel: string;
   changes: AuditChanges;
 }
 
@@ -26,7 +31,12 @@ export interface AuditActor {
   organizationId: string;
   actorType: AuditActorType;
   actorUserId: string | null;
+  /** The actor's display name and e-mail at the time (kept when the person changes or goes). */
+  actorName: string | null;
+  actorEmail: string | null;
   tokenId: string | null;
+  tokenName: string | null;
+  tokenKind: TokenKind | 'session' | null;
   channel: Channel;
   clientName: string | null;
   requestId: string | null;
@@ -53,13 +63,24 @@ export class AuditTrail {
     await this.events.append(tx, { ...actor, ...entry });
   }
 
-  /** The actor for a public request (no token): e.g. a portal user accepting their invitation. */
-  anonymousActor(organizationId: string, actorType: AuditActorType): AuditActor {
+  /**
+   * The actor for a public request (no token): e.g. a portal user accepting their invitation,
+   * named by what they are known as.
+   */
+  anonymousActor(
+    organizationId: string,
+    actorType: AuditActorType,
+    who: { name: string; email: string },
+  ): AuditActor {
     return {
       organizationId,
       actorType,
       actorUserId: null,
+      actorName: who.name,
+      actorEmail: who.email,
       tokenId: null,
+      tokenName: null,
+      tokenKind: null,
       channel: 'api',
       clientName: null,
       requestId: this.context.requestId || null,
@@ -102,6 +123,7 @@ export class AuditTrail {
       resourceType: query.resource_type,
       resourceId: query.resource_id,
       channel: query.channel,
+      q: query.q,
       since: query.since,
       until: query.until,
       after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
@@ -116,7 +138,11 @@ export class AuditTrail {
       organizationId: c.principal.organizationId,
       actorType: 'member',
       actorUserId: c.principal.userId,
+      actorName: c.principal.userName,
+      actorEmail: c.principal.userEmail,
       tokenId: c.principal.tokenId,
+      tokenName: c.principal.tokenName,
+      tokenKind: c.principal.tokenKind,
       channel: c.channel,
       clientName: c.clientName,
       requestId: c.requestId,
@@ -131,12 +157,17 @@ function toDto(r: AuditEventRow): Plain<AuditEventDto> {
     occurred_at: r.occurred_at.toISOString(),
     actor_type: r.actor_type,
     actor_user_id: r.actor_user_id,
+    actor_name: r.actor_name,
+    actor_email: r.actor_email,
     token_id: r.token_id,
+    token_name: r.token_name,
+    token_kind: r.token_kind,
     channel: r.channel,
     client_name: r.client_name,
     action: r.action,
     resource_type: r.resource_type,
     resource_id: r.resource_id,
+    resource_label: r.resource_label,
     changes: r.changes,
     request_id: r.request_id,
     confirmation_id: r.confirmation_id,

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /**
@@ -24,7 +25,12 @@ export class EmbeddedPostgres {
       dataDir = resolve(options.dataDir);
       await mkdir(dataDir, { recursive: true });
     }
-    const db = dataDir === undefined ? await PGlite.create() : await PGlite.create({ dataDir });
+    // The extensions the migrations create (CREATE EXTENSION) must be bundled into PGlite.
+    const extensions = { pg_trgm };
+    const db =
+      dataDir === undefined
+        ? await PGlite.create({ extensions })
+        : await PGlite.create({ dataDir, extensions });
     const server = new PGLiteSocketServer({
       db,
       host: '127.0.0.1',

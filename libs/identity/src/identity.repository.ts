@@ -25,8 +25,10 @@ export class IdentityRepository {
     @InjectRepository(MembershipEntity) private readonly memberships: Repository<MembershipEntity>,
   ) {}
 
-  createOrganization(slug: string, name: string): Promise<OrganizationEntity> {
-    return this.orgs.save(this.orgs.create({ slug, name }));
+  /** `tx`: inside the caller's transaction (e.g. the admin command's organisation setup). */
+  createOrganization(slug: string, name: string, tx?: EntityManager): Promise<OrganizationEntity> {
+    const orgs = tx?.getRepository(OrganizationEntity) ?? this.orgs;
+    return orgs.save(orgs.create({ slug, name }));
   }
 
   findOrganizationBySlug(slug: string): Promise<OrganizationEntity | null> {
@@ -37,8 +39,27 @@ export class IdentityRepository {
     return this.orgs.findOne({ where: { id } });
   }
 
-  createUser(email: string, name: string): Promise<UserEntity> {
-    return this.users.save(this.users.create({ email, name }));
+  createUser(email: string, name: string, tx?: EntityManager): Promise<UserEntity> {
+    const users = tx?.getRepository(UserEntity) ?? this.users;
+    return users.save(users.create({ email, name }));
+  }
+
+  /** The person with this e-mail, ignoring case (e-mails are unique that way). */
+  findUserByEmail(email: string, tx?: EntityManager): Promise<UserEntity | null> {
+    const users = tx?.getRepository(UserEntity) ?? this.users;
+    return users
+      .createQueryBuilder('u')
+      .where('lower(u.email) = lower(:email)', { email })
+      .getOne();
+  }
+
+  findMembership(
+    organizationId: string,
+    userId: string,
+    tx?: EntityManager,
+  ): Promise<MembershipEntity | null> {
+    const memberships = tx?.getRepository(MembershipEntity) ?? this.memberships;
+    return memberships.findOne({ where: { organizationId, userId } });
   }
 
   addMembership(
@@ -47,9 +68,11 @@ export class IdentityRepository {
     role: Role,
     permissions: readonly Permission[],
     status: MembershipStatus = 'active',
+    tx?: EntityManager,
   ): Promise<MembershipEntity> {
-    return this.memberships.save(
-      this.memberships.create({
+    const memberships = tx?.getRepository(MembershipEntity) ?? this.memberships;
+    return memberships.save(
+      memberships.create({
         organizationId,
         userId,
         role,

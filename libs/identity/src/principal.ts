@@ -5,6 +5,8 @@ export interface Principal {
   /** The token's id; for the admin console's session (kind `session`), the session's id. */
   tokenId: string;
   tokenKind: TokenKind | 'session';
+  /** The name the token was given (a personal token's label, or the OAuth grant's). */
+  tokenName: string;
   scopes: readonly Scope[];
   /** When the token stops working; `null` when it does not expire. Bounds the tokens it mints. */
   expiresAt: Date | null;

@@ -7,6 +7,7 @@ import { ApiTokenEntity } from './entities.js';
 export interface PrincipalRow {
   token_id: string;
   kind: TokenKind;
+  token_name: string;
   scopes: Scope[];
   client_name: string | null;
   audience: string | null;
@@ -34,7 +35,7 @@ export class TokensRepository {
 
   async findPrincipalBySecretHash(hash: string): Promise<PrincipalRow | undefined> {
     const rows = await this.ds.query<PrincipalRow[]>(
-      `SELECT t.id AS token_id, t.kind, t.scopes, t.client_name, t.audience, t.expires_at, t.revoked_at, t.last_used_at,
+      `SELECT t.id AS token_id, t.kind, t.name AS token_name, t.scopes, t.client_name, t.audience, t.expires_at, t.revoked_at, t.last_used_at,
               t.organization_id, o.slug AS organization_slug, t.user_id, u.email AS user_email, u.name AS user_name,
               m.id AS membership_id, m.status AS membership_status, m.role AS membership_role, m.permissions
          FROM api_tokens t

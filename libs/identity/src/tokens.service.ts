@@ -91,6 +91,7 @@ export class TokensService {
     return {
       tokenId: row.token_id,
       tokenKind: row.kind,
+      tokenName: row.token_name,
       scopes: row.scopes,
       expiresAt: row.expires_at,
       clientName: row.client_name,

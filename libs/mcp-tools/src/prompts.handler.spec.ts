@@ -60,6 +60,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenId: 't1',
     tokenKind: 'personal',
     audience: null,
+    tokenName: 'test token',
     scopes: ['portal_users:write', 'audit:read'],
     expiresAt: null,
     clientName: null,

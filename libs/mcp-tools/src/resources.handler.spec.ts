@@ -28,6 +28,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenId: 't1',
     tokenKind: 'personal',
     audience: null,
+    tokenName: 'test token',
     scopes: ['portal_users:read', 'accounts:read'],
     expiresAt: null,
     clientName: 'token client',

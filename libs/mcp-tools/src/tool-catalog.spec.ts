@@ -63,6 +63,9 @@ describe('ToolCatalog', () => {
     );
     expect(create.required).toEqual(expect.arrayContaining(['email', 'name']));
     expect(create.required).not.toContain('external_id');
+    expect(keysOf(catalog.get('list_audit_events')!.inputSchema.properties)).toEqual(
+      expect.arrayContaining(['actor', 'action', 'channel', 'since', 'until', 'q', 'cursor']),
+    );
     const list = catalog.get('list_portal_users')!.inputSchema;
     expect(keysOf(list.properties)).toEqual(
       expect.arrayContaining(['status', 'account_id', 'q', 'limit', 'cursor']),

@@ -158,8 +158,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'list_audit_events',
     description:
       'The organisation’s audit trail, newest first: every write, by people through the API and by ' +
-      'agents through MCP, with who, when and what changed. Filter by actor, action, record, channel ' +
-      'and time; page with cursor and next_cursor.',
+      'agents through MCP, each naming the actor, the token and the resource in words. Filter by actor, ' +
+      'action, record, channel and time, or search with q (text in the actor’s name or e-mail, the ' +
+      'token’s name or the resource label: finds a deleted portal user’s history by e-mail); page ' +
+      'with cursor and next_cursor.',
     annotations: read('List audit events'),
     endpoint: AUDIT_TRAIL_ENDPOINTS.listAuditEvents,
   },

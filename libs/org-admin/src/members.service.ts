@@ -72,6 +72,7 @@ export class MembersService {
         action: 'member.updated',
         resourceType: 'member',
         resourceId: userId,
+        resourceLabel: before.email,
         changes,
       });
       const after = await this.members.lock(tx, organizationId, userId);

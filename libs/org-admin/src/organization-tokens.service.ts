@@ -83,6 +83,7 @@ export class OrganizationTokensService {
         action: 'token.created',
         resourceType: 'token',
         resourceId: issued.token.id,
+        resourceLabel: issued.token.name,
         changes: creationChanges(row!, ['name', 'kind', 'user_id', 'scopes', 'expires_at']),
       });
       return { ...toTokenDto(row!), secret: issued.secret };
@@ -102,6 +103,7 @@ export class OrganizationTokensService {
         action: 'token.revoked',
         resourceType: 'token',
         resourceId: id,
+        resourceLabel: after.name,
         changes: { revoked_at: { before: null, after: after.revoked_at?.toISOString() ?? null } },
       });
       return toTokenDto(after);

@@ -98,6 +98,7 @@ export class PortalUsersService {
         action: 'portal_user.created',
         resourceType: 'portal_user',
         resourceId: row.id,
+        resourceLabel: row.email,
         changes: creationChanges(row, AUDITED_FIELDS),
       });
       if (sendInvitation) row = await this.sendInvitation(tx, row, organizationName);
@@ -131,6 +132,7 @@ export class PortalUsersService {
         action: 'portal_user.updated',
         resourceType: 'portal_user',
         resourceId: id,
+        resourceLabel: after.email,
         changes,
       });
       return toPortalUserDto(after);
@@ -196,6 +198,7 @@ export class PortalUsersService {
         action: 'portal_user.deleted',
         resourceType: 'portal_user',
         resourceId: id,
+        resourceLabel: before.email,
         changes: deletionChanges(before, AUDITED_FIELDS),
       });
       return { id, deleted: true as const };
@@ -262,9 +265,10 @@ export class PortalUsersService {
           action: 'portal_user.invitation_accepted',
           resourceType: 'portal_user',
           resourceId: row.id,
+          resourceLabel: row.email,
           changes: { status: { before: 'invited', after: 'active' } },
         },
-        this.audit.anonymousActor(row.organization_id, 'portal_user'),
+        this.audit.anonymousActor(row.organization_id, 'portal_user', row),
       );
       return row;
     });
@@ -289,6 +293,7 @@ export class PortalUsersService {
       action: 'portal_user.invitation_sent',
       resourceType: 'portal_user',
       resourceId: row.id,
+      resourceLabel: after.email,
       changes: {
         invitation_sent_at: {
           before: row.invitation_sent_at?.toISOString() ?? null,
@@ -327,6 +332,7 @@ export class PortalUsersService {
       action,
       resourceType: 'portal_user',
       resourceId: row.id,
+      resourceLabel: after.email,
       changes: { status: { before: row.status, after: to } },
     });
     return after;

@@ -9,6 +9,7 @@ import { MailOutbox1764710000003 } from './1764710000003-mail-outbox.js';
 import { OAuth1764720000000 } from './1764720000000-oauth.js';
 import { OAuthGrantRevocation1764720000001 } from './1764720000001-oauth-grant-revocation.js';
 import { OauthTokensReadOnly1764720000100 } from './1764720000100-oauth-tokens-read-only.js';
+import { AuditEventLabels1764730000000 } from './1764730000000-audit-event-labels.js';
 import { AuditEventsRequestIndex1764790000000 } from './1764790000000-audit-events-request-index.js';
 
 /**
@@ -27,5 +28,6 @@ export const MIGRATIONS = [
   OAuth1764720000000,
   OAuthGrantRevocation1764720000001,
   OauthTokensReadOnly1764720000100,
+  AuditEventLabels1764730000000,
   AuditEventsRequestIndex1764790000000,
 ];

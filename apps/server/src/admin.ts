@@ -1,0 +1,242 @@
+import 'reflect-metadata';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ClsModule } from 'nestjs-cls';
+import { isEmail } from 'class-validator';
+import { AdminCommandsModule, OrganizationSetup } from '@app/admin-commands';
+import { AppConfig, ConfigError, ConfigModule, loadConfig } from '@app/config';
+import { DatabaseModule, EmbeddedPostgres, migrate } from '@app/database';
+import { DomainError } from '@app/errors';
+import { ROLES, SCOPES, type Scope } from '@app/identity';
+
+/**
+ * `admin.js <command> [options]` (`npm run admin -- …`): the first organisation and its owner in
+ * production, people and tokens for scripts. Needs only DATABASE_URL (absent: the embedded
+ * database under DATA_DIR; stop the server first). Prints JSON on stdout; errors on stderr.
+ * Exit codes: 0 done, 2 bad usage or input, 3 already exists, 4 not found, 1 anything else
+ * (e.g. database unreachable, migrations pending).
+ */
+
+const USAGE = `usage: npm run admin -- <command> [options]
+  org:create  --name <name> --owner-email <email> [--owner-name <name>] [--slug <slug>]
+              [--token-name <name>] [--token-expires-days <n>]
+  user:add    --org <slug> --email <email> [--name <name>] [--role owner|admin|member|viewer]
+  token:create --org <slug> --email <member email> --name <token name>
+              [--scopes <a,b,…>] [--expires-days <n>]`;
+
+class UsageError extends Error {}
+
+type PresetRole = 'owner' | 'admin' | 'member' | 'viewer';
+const isPresetRole = (role: string): role is PresetRole =>
+  role !== 'custom' && ROLES.some((r) => r === role);
+const isScope = (scope: string): scope is Scope => SCOPES.some((known) => known === scope);
+
+const EXIT: Record<string, number> = { CONFLICT: 3, NOT_FOUND: 4, VALIDATION_ERROR: 2 };
+
+@Module({})
+class AdminAppModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AdminAppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment -- Nest's documented options object
+        ClsModule.forRoot({ global: true }),
+        DatabaseModule.forRoot(databaseUrl, 2),
+        AdminCommandsModule,
+      ],
+    };
+  }
+}
+
+const OPTIONS = {
+  name: { type: 'string' },
+  slug: { type: 'string' },
+  'owner-email': { type: 'string' },
+  'owner-name': { type: 'string' },
+  'token-name': { type: 'string' },
+  'token-expires-days': { type: 'string' },
+  org: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-days': { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+function required(value: string | undefined, flag: string): string {
+  const v = value?.trim();
+  if (v === undefined || v === '') throw new UsageError(`--${flag} is required`);
+  if (/\p{Cc}/u.test(v)) throw new UsageError(`--${flag} must not contain control characters`);
+  if (v.length > 200) throw new UsageError(`--${flag} must be at most 200 characters`);
+  return v;
+}
+
+function email(value: string | undefined, flag: string): string {
+  const v = required(value, flag);
+  if (!isEmail(v)) throw new UsageError(`--${flag} must be an e-mail address (got "${v}")`);
+  return v;
+}
+
+function expiry(value: string | undefined, flag: string): Date | null {
+  if (value === undefined) return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 3650)
+    throw new UsageError(`--${flag} must be a whole number of days from 1 to 3650`);
+  return new Date(Date.now() + Number(value) * 86_400_000);
+}
+
+function slugOf(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63);
+}
+
+function slug(value: string): string {
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(value))
+    throw new UsageError(`--slug must be lower-case letters, digits and dashes (got "${value}")`);
+  return value;
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+async function runCommand(command: string, v: Values, setup: () => Promise<OrganizationSetup>) {
+  switch (command) {
+    case 'org:create': {
+      const name = required(v.name, 'name');
+      const ownerEmail = email(v['owner-email'], 'owner-email');
+      const derived = v.slug ?? slugOf(name);
+      if (derived === '')
+        throw new UsageError('--slug is required when --name has no letters or digits');
+      const input = {
+        name,
+        slug: slug(derived),
+        ownerEmail,
+        ownerName:
+          v['owner-name'] === undefined
+            ? ownerEmail.split('@')[0]
+            : required(v['owner-name'], 'owner-name'),
+        tokenName:
+          v['token-name'] === undefined
+            ? 'Owner (created by admin org:create)'
+            : required(v['token-name'], 'token-name'),
+        tokenExpiresAt: expiry(v['token-expires-days'], 'token-expires-days'),
+      };
+      return (await setup()).createOrganization(input);
+    }
+    case 'user:add': {
+      const role = v.role ?? 'member';
+      if (!isPresetRole(role))
+        throw new UsageError('--role must be owner, admin, member or viewer');
+      const userEmail = email(v.email, 'email');
+      const input = {
+        organizationSlug: required(v.org, 'org'),
+        email: userEmail,
+        name: v.name === undefined ? userEmail.split('@')[0] : required(v.name, 'name'),
+        role,
+      };
+      return (await setup()).addUser(input);
+    }
+    case 'token:create': {
+      const scopes = (v.scopes ?? SCOPES.join(','))
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      const known = scopes.filter(isScope);
+      if (scopes.length === 0 || known.length < scopes.length)
+        throw new UsageError(`--scopes must be a comma-separated list of ${SCOPES.join(', ')}`);
+      const input = {
+        organizationSlug: required(v.org, 'org'),
+        email: email(v.email, 'email'),
+        name: required(v.name, 'name'),
+        scopes: known,
+        expiresAt: expiry(v['expires-days'], 'expires-days'),
+      };
+      return (await setup()).createToken(input);
+    }
+    default:
+      throw new UsageError(
+        command === '' ? 'a command is required' : `unknown command "${command}"`,
+      );
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values: Values;
+  let command: string;
+  try {
+    const parsed = parse(argv);
+    values = parsed.values;
+    command = parsed.positionals[0] ?? '';
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    return 2;
+  }
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  let embedded: EmbeddedPostgres | undefined;
+  let app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
+  try {
+    const result = await runCommand(command, values, async () => {
+      let url = config.databaseUrl;
+      if (url === undefined) {
+        embedded = await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') });
+        url = embedded.url;
+        await migrate(url, 'up');
+      } else {
+        const { pending } = await migrate(url, 'status');
+        if (pending.length > 0)
+          throw new Error(
+            `the database has pending migrations (${pending.join(', ')}); run them first (migrate.js up)`,
+          );
+      }
+      // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment -- Nest's documented options object
+      app = await NestFactory.createApplicationContext(AdminAppModule.forRoot(config, url), {
+        logger: ['error'],
+      });
+      return app.get(OrganizationSetup);
+    });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof DomainError) {
+      const details = err.details === undefined ? '' : ` ${JSON.stringify(err.details)}`;
+      process.stderr.write(`${err.code}: ${err.message}${details}\n`);
+      return EXIT[err.code] ?? 1;
+    }
+    process.stderr.write(
+      `admin ${command} failed: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    return 1;
+  } finally {
+    await app?.close();
+    await embedded?.stop();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { isUniqueViolation } from '@app/database';
+import { DomainError } from '@app/errors';
+import {
+  IdentityRepository,
+  ROLE_PERMISSIONS,
+  SCOPES,
+  TokensService,
+  type Role,
+  type Scope,
+} from '@app/identity';
+import { SignInLinkService } from '@app/oauth-server';
+
+export interface CreatedOrganization {
+  organization: { id: string; slug: string; name: string };
+  owner: { id: string; email: string; name: string; created: boolean };
+  token: { id: string; name: string; secret: string; expires_at: string | null };
+  sign_in_link: { url: string; expires_at: string };
+}
+
+export interface AddedUser {
+  organization: { id: string; slug: string };
+  user: { id: string; email: string; name: string; created: boolean; role: Role };
+  sign_in_link: { url: string; expires_at: string };
+}
+
+export interface CreatedToken {
+  token: { id: string; name: string; secret: string; scopes: Scope[]; expires_at: string | null };
+}
+
+/**
+ * What the `admin` command does, through the identity and sign-in services (no SQL of its own):
+ * the first organisation and its owner in production, people added to it, tokens for scripts.
+ * Each command is one transaction; the secrets it returns are shown once and stored hashed.
+ */
+@Injectable()
+export class OrganizationSetup {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly identity: IdentityRepository,
+    private readonly tokens: TokensService,
+    private readonly signInLinks: SignInLinkService,
+  ) {}
+
+  async createOrganization(input: {
+    name: string;
+    slug: string;
+    ownerEmail: string;
+    ownerName: string;
+    tokenName: string;
+    tokenExpiresAt: Date | null;
+  }): Promise<CreatedOrganization> {
+    const result = await this.ds.transaction(async (tx) => {
+      let org;
+      try {
+        org = await this.identity.createOrganization(input.slug, input.name, tx);
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          throw new DomainError(
+            'CONFLICT',
+            `An organisation with slug "${input.slug}" already exists; nothing was changed`,
+            { field: 'slug' },
+          );
+        }
+        throw err;
+      }
+      const existing = await this.identity.findUserByEmail(input.ownerEmail, tx);
+      const owner =
+        existing ?? (await this.identity.createUser(input.ownerEmail, input.ownerName, tx));
+      await this.identity.addMembership(
+        org.id,
+        owner.id,
+        'owner',
+        ROLE_PERMISSIONS.owner,
+        'active',
+        tx,
+      );
+      const issued = await this.tokens.issue(
+        {
+          organizationId: org.id,
+          userId: owner.id,
+          kind: 'personal',
+          name: input.tokenName,
+          scopes: SCOPES,
+          expiresAt: input.tokenExpiresAt,
+        },
+        tx,
+      );
+      return { org, owner, created: existing === null, issued };
+    });
+    const link = await this.signInLinks.issue(result.owner.email);
+    return {
+      organization: { id: result.org.id, slug: result.org.slug, name: result.org.name },
+      owner: {
+        id: result.owner.id,
+        email: result.owner.email,
+        name: result.owner.name,
+        created: result.created,
+      },
+      token: {
+        id: result.issued.token.id,
+        name: result.issued.token.name,
+        secret: result.issued.secret,
+        expires_at: result.issued.token.expiresAt?.toISOString() ?? null,
+      },
+      sign_in_link: { url: link.url, expires_at: link.expiresAt.toISOString() },
+    };
+  }
+
+  async addUser(input: {
+    organizationSlug: string;
+    email: string;
+    name: string;
+    role: Exclude<Role, 'custom'>;
+  }): Promise<AddedUser> {
+    const result = await this.ds.transaction(async (tx) => {
+      const org = await this.organization(input.organizationSlug);
+      const existing = await this.identity.findUserByEmail(input.email, tx);
+      if (existing !== null && (await this.identity.findMembership(org.id, existing.id, tx))) {
+        throw new DomainError(
+          'CONFLICT',
+          `${existing.email} is already a member of "${org.slug}"; change their role with PATCH /v1/members`,
+          { field: 'email' },
+        );
+      }
+      const user = existing ?? (await this.identity.createUser(input.email, input.name, tx));
+      await this.identity.addMembership(
+        org.id,
+        user.id,
+        input.role,
+        ROLE_PERMISSIONS[input.role],
+        'active',
+        tx,
+      );
+      return { org, user, created: existing === null };
+    });
+    const link = await this.signInLinks.issue(result.user.email);
+    return {
+      organization: { id: result.org.id, slug: result.org.slug },
+      user: {
+        id: result.user.id,
+        email: result.user.email,
+        name: result.user.name,
+        created: result.created,
+        role: input.role,
+      },
+      sign_in_link: { url: link.url, expires_at: link.expiresAt.toISOString() },
+    };
+  }
+
+  async createToken(input: {
+    organizationSlug: string;
+    email: string;
+    name: string;
+    scopes: readonly Scope[];
+    expiresAt: Date | null;
+  }): Promise<CreatedToken> {
+    const org = await this.organization(input.organizationSlug);
+    const user = await this.identity.findUserByEmail(input.email);
+    const membership = user === null ? null : await this.identity.findMembership(org.id, user.id);
+    if (user === null || membership === null) {
+      throw new DomainError('NOT_FOUND', `${input.email} is not a member of "${org.slug}"`);
+    }
+    const issued = await this.tokens.issue({
+      organizationId: org.id,
+      userId: user.id,
+      kind: 'personal',
+      name: input.name,
+      scopes: input.scopes,
+      expiresAt: input.expiresAt,
+    });
+    return {
+      token: {
+        id: issued.token.id,
+        name: issued.token.name,
+        secret: issued.secret,
+        scopes: [...issued.token.scopes],
+        expires_at: issued.token.expiresAt?.toISOString() ?? null,
+      },
+    };
+  }
+
+  private async organization(slug: string): Promise<{ id: string; slug: string }> {
+    const org = await this.identity.findOrganizationBySlug(slug);
+    if (org === null) throw new DomainError('NOT_FOUND', `No organisation with slug "${slug}"`);
+    return org;
+  }
+}

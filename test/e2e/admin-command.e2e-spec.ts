@@ -1,0 +1,170 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashTokenSecret } from '@app/identity';
+import { createTestDatabase, type TestDatabase } from '@app/testing';
+
+/** The built `admin` command (npm run admin), run as a process against a fresh database. */
+const ADMIN = resolve(import.meta.dirname, '../../dist/apps/server/src/admin.js');
+const run = promisify(execFile);
+
+describe('npm run admin (the built command, a fresh database)', () => {
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    env = {
+      PATH: process.env.PATH,
+      DATABASE_URL: db.url,
+      CONFIRMATION_KEYS: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'error',
+    };
+  }, 240_000);
+  afterAll(async () => db?.dispose());
+
+  async function admin(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [ADMIN, ...args], { env });
+      return { code: 0, out: stdout, err: stderr };
+    } catch (e) {
+      // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- execFile's rejection carries code, stdout and stderr
+      const f = e as { code: number; stdout: string; stderr: string };
+      return { code: f.code, out: f.stdout, err: f.stderr };
+    }
+  }
+
+  async function query<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- the test's own SQL names the row shape
+      return (await c.query(text, params)).rows as T[];
+    } finally {
+      await c.end();
+    }
+  }
+
+  it('org:create makes the organisation, its owner, a token shown once and a sign-in link', async () => {
+    const r = await admin(
+      'org:create',
+      '--name',
+      'Initech Ltd',
+      '--owner-email',
+      'peter@initech.example',
+      '--owner-name',
+      'Peter Gibbons',
+    );
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out.organization).toMatchObject({ slug: 'initech-ltd', name: 'Initech Ltd' });
+    expect(out.owner).toMatchObject({
+      email: 'peter@initech.example',
+      name: 'Peter Gibbons',
+      created: true,
+    });
+    expect(out.token.secret).toMatch(/^pat_/);
+    expect(out.sign_in_link.url).toMatch(/\/signin\/link\?token=/);
+    const [m] = await query<{ role: string; status: string }>(
+      `SELECT role, status FROM memberships WHERE organization_id = $1 AND user_id = $2`,
+      [out.organization.id, out.owner.id],
+    );
+    expect(m).toEqual({ role: 'owner', status: 'active' });
+    const [t] = await query<{ kind: string; secret_hash: string }>(
+      `SELECT kind, secret_hash FROM api_tokens WHERE id = $1`,
+      [out.token.id],
+    );
+    expect(t).toEqual({ kind: 'personal', secret_hash: hashTokenSecret(out.token.secret) });
+
+    const again = await admin(
+      'org:create',
+      '--name',
+      'Initech Ltd',
+      '--owner-email',
+      'x@initech.example',
+    );
+    expect(again.code).toBe(3);
+    expect(again.err).toContain('already exists');
+  }, 240_000);
+
+  it('user:add and token:create for scripts; clear errors and exit codes', async () => {
+    const added = await admin(
+      'user:add',
+      '--org',
+      'initech-ltd',
+      '--email',
+      'milton@initech.example',
+      '--role',
+      'viewer',
+    );
+    expect(added.code, added.err).toBe(0);
+    expect(JSON.parse(added.out).user).toMatchObject({
+      email: 'milton@initech.example',
+      role: 'viewer',
+      created: true,
+    });
+    expect(
+      (await admin('user:add', '--org', 'initech-ltd', '--email', 'milton@initech.example')).code,
+    ).toBe(3);
+
+    const token = await admin(
+      'token:create',
+      '--org',
+      'initech-ltd',
+      '--email',
+      'milton@initech.example',
+      '--name',
+      'report',
+      '--scopes',
+      'audit:read',
+      '--expires-days',
+      '30',
+    );
+    expect(token.code, token.err).toBe(0);
+    expect(JSON.parse(token.out).token).toMatchObject({ name: 'report', scopes: ['audit:read'] });
+
+    const cases: Array<[string[], number, string]> = [
+      [
+        ['token:create', '--org', 'nowhere', '--email', 'a@b.example', '--name', 'n'],
+        4,
+        'No organisation',
+      ],
+      [
+        ['token:create', '--org', 'initech-ltd', '--email', 'stranger@x.example', '--name', 'n'],
+        4,
+        'not a member',
+      ],
+      [
+        [
+          'token:create',
+          '--org',
+          'initech-ltd',
+          '--email',
+          'milton@initech.example',
+          '--name',
+          'n',
+          '--scopes',
+          'root',
+        ],
+        2,
+        '--scopes',
+      ],
+      [['org:create', '--name', 'X', '--owner-email', 'not-an-email'], 2, '--owner-email'],
+      [['org:create', '--owner-email', 'a@b.example'], 2, '--name is required'],
+      [
+        ['user:add', '--org', 'initech-ltd', '--email', 'a@b.example', '--role', 'god'],
+        2,
+        '--role',
+      ],
+      [['frobnicate'], 2, 'unknown command'],
+      [['org:create', '--bogus'], 2, 'usage'],
+    ];
+    for (const [args, code, message] of cases) {
+      const r = await admin(...args);
+      expect(r.code, args.join(' ')).toBe(code);
+      expect(r.err, args.join(' ')).toContain(message);
+    }
+  }, 240_000);
+});
