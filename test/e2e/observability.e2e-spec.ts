@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Json } from './support/mcp-peers.js';
-import { startBuiltServer, type BuiltServer, type LogLine } from './support/built-server.js';
+import type { Json } from '../support/mcp-peers.js';
+import { startBuiltServer, type BuiltServer, type LogLine } from '../support/built-server.js';
 import {
   legacyToolCall,
   modernToolCall,
@@ -9,11 +9,11 @@ import {
   resultJson,
   sampleKey,
   type RawResponse,
-} from './support/raw-mcp.js';
+} from '../support/raw-mcp.js';
 
 /**
  * PRODUCT §8–9 against the BUILT server in a child process (requires `npm run build`; see
- * support/built-server.ts): one scripted MCP session, then what an operator sees of it — the one
+ * test/support/built-server.ts): one scripted MCP session, then what an operator sees of it — the one
  * `tools/call` log line per call on stdout (and no secret or argument anywhere in the output), the
  * access log without probes and scrapes, the call and confirmation history, `/metrics`, and the
  * audit trail.
