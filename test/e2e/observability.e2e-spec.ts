@@ -56,7 +56,7 @@ interface Call {
   era: '2025' | '2026-07-28';
   protocolVersion: string;
   client: string | null;
-  /** Which confirmation the call carries (`asked` and `accepted` share one, as do the declined pair). */
+  /** Which confirmation the call carries (`asked` and `consumed` share one, as do the declined pair). */
   confirmation: 'confirmed' | 'declined' | null;
   response: RawResponse;
 }
@@ -472,7 +472,7 @@ describe('/metrics', () => {
 
   it('counts confirmations by outcome', () => {
     expect(value('mcp_confirmations_total', { outcome: 'asked' })).toBe(2);
-    expect(value('mcp_confirmations_total', { outcome: 'accepted' })).toBe(1);
+    expect(value('mcp_confirmations_total', { outcome: 'consumed' })).toBe(1);
     expect(value('mcp_confirmations_total', { outcome: 'declined' })).toBe(1);
   });
 

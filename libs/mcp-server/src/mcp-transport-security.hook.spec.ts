@@ -8,6 +8,7 @@ import {
   registerMcpTransportSecurity,
   transportPolicyOf,
 } from './mcp-transport-security.hook.js';
+import { registerMcpRejectionMetrics } from './mcp-rejection.metrics.js';
 
 const loopback = transportPolicyOf({
   host: '127.0.0.1',
@@ -126,7 +127,8 @@ describe('isLoopbackHost / normaliseOrigin', () => {
 async function app() {
   const fastify = Fastify();
   const metrics = { recordTransportRejection: vi.fn<(reason: TransportRejectionReason) => void>() };
-  registerMcpTransportSecurity(fastify, { host: '127.0.0.1', mcpAllowedOrigins: [] }, metrics);
+  registerMcpTransportSecurity(fastify, { host: '127.0.0.1', mcpAllowedOrigins: [] });
+  registerMcpRejectionMetrics(fastify, metrics);
   fastify.post('/mcp', async () => ({ ok: true }));
   fastify.post('/v1/things', async () => ({ ok: true }));
   await fastify.ready();
@@ -147,6 +149,7 @@ describe('registerMcpTransportSecurity', () => {
     expect(res.json()).toEqual({
       error: { code: 'HOST_NOT_ALLOWED', message: expect.any(String) },
     });
+    expect(metrics.recordTransportRejection).toHaveBeenCalledTimes(1);
     expect(metrics.recordTransportRejection).toHaveBeenCalledWith('host_not_allowed');
 
     const origin = await fastify.inject({
