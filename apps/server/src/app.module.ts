@@ -19,9 +19,16 @@ import { AccountsModule } from '@app/accounts';
 import { AuditTrailModule } from '@app/audit-trail';
 import { MailModule } from '@app/mail';
 import { OrgAdminModule } from '@app/org-admin';
+import { OAuthServerModule } from '@app/oauth-server';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
 const MCP_PATH = '/mcp';
+/** Query parameters that carry one-time secrets (sign-in links, authorization codes). */
+const SECRET_QUERY_PARAMS = /([?&](?:token|code|state|code_verifier)=)[^&#]*/g;
+
+function redactUrlSecrets(url: string): string {
+  return url.replace(SECRET_QUERY_PARAMS, '$1[redacted]');
+}
 
 /** Wiring only: which libraries make up the server, and the global filter and guards. */
 @Module({})
@@ -66,7 +73,7 @@ export class AppModule {
               req: (req: { id: string; method: string; url: string }) => ({
                 id: req.id,
                 method: req.method,
-                url: req.url,
+                url: redactUrlSecrets(req.url),
               }),
             },
           },
@@ -85,6 +92,7 @@ export class AppModule {
         OrgAdminModule,
         McpHistoryModule,
         McpServerModule,
+        OAuthServerModule,
       ],
       providers: [
         {

@@ -12,6 +12,7 @@ import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
 import { registerMcpRejectionMetrics, registerMcpTransportSecurity } from '@app/mcp-server';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+const FORM_BODY_LIMIT_BYTES = 16 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
 /** Paths whose JSON body is handed over unparsed (the MCP endpoint parses its own JSON-RPC). */
 const RAW_JSON_PATHS = new Set(['/mcp']);
@@ -58,6 +59,12 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
         done(err, undefined);
       }
     },
+  );
+  // The sign-in and consent pages post plain HTML forms.
+  fastify.addContentTypeParser<string>(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body))),
   );
   const metrics = app.get(MetricsService);
   const dataSource = app.get(DataSource);

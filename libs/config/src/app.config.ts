@@ -118,6 +118,52 @@ export class AppConfig {
   @IsIn([true, false])
   seedDemo?: boolean;
 
+  /** How long a person stays signed in (consent page, admin console) after signing in. */
+  @IsInt()
+  @Min(300)
+  @Max(30 * 86_400)
+  sessionTtlSeconds = 8 * 3600;
+
+  /** How long a one-time sign-in link stays valid. */
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  signInLinkTtlSeconds = 900;
+
+  /** Lifetime of an OAuth access token (`oat_…`). */
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  oauthAccessTokenTtlSeconds = 3600;
+
+  /** Lifetime of an OAuth refresh token (each use rotates it). */
+  @IsInt()
+  @Min(300)
+  @Max(365 * 86_400)
+  oauthRefreshTokenTtlSeconds = 30 * 86_400;
+
+  /**
+   * Development only: let Client ID Metadata Document URLs resolve to loopback, private and
+   * link-local addresses. Refused with NODE_ENV=production.
+   */
+  @ValidateIf((c: AppConfig) => c.nodeEnv === 'production')
+  @IsIn([false], { message: 'must be false with NODE_ENV=production' })
+  oauthCimdAllowPrivateHosts = false;
+
+  /** Upstream OpenID Connect provider people sign in with (the company's IdP). Optional. */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s) URL' })
+  oidcIssuer?: string;
+
+  @ValidateIf((c: AppConfig) => c.oidcIssuer !== undefined)
+  @IsString({ message: 'is required when OIDC_ISSUER is set' })
+  @MinLength(1)
+  oidcClientId?: string;
+
+  @IsOptional()
+  @IsString()
+  oidcClientSecret?: string;
+
   /** Trust X-Forwarded-* from a proxy in front (client IP for rate limits). */
   @IsIn([true, false])
   trustProxy = false;

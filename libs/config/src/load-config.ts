@@ -25,6 +25,14 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['DB_POOL_SIZE', 'dbPoolSize', 'int'],
   ['TRUST_PROXY', 'trustProxy', 'bool'],
   ['SEED_DEMO', 'seedDemo', 'bool'],
+  ['SESSION_TTL_SECONDS', 'sessionTtlSeconds', 'int'],
+  ['SIGN_IN_LINK_TTL_SECONDS', 'signInLinkTtlSeconds', 'int'],
+  ['OAUTH_ACCESS_TOKEN_TTL_SECONDS', 'oauthAccessTokenTtlSeconds', 'int'],
+  ['OAUTH_REFRESH_TOKEN_TTL_SECONDS', 'oauthRefreshTokenTtlSeconds', 'int'],
+  ['OAUTH_CIMD_ALLOW_PRIVATE_HOSTS', 'oauthCimdAllowPrivateHosts', 'bool'],
+  ['OIDC_ISSUER', 'oidcIssuer', 'string'],
+  ['OIDC_CLIENT_ID', 'oidcClientId', 'string'],
+  ['OIDC_CLIENT_SECRET', 'oidcClientSecret', 'string'],
 ];
 
 export class ConfigError extends Error {

@@ -1,0 +1,9 @@
+export { OAuthServerModule } from './oauth-server.module.js';
+export {
+  CSRF_HEADER,
+  PersonSessionService,
+  type SignedInPerson,
+} from './person-session.service.js';
+export type { Person, PersonMembership } from './people.repository.js';
+export { SignInLinkService, type IssuedSignInLink } from './sign-in-links.service.js';
+export { safeReturnPath } from './browser-secrets.js';

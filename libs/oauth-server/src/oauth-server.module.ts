@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { MailModule } from '@app/mail';
+import { PeopleRepository } from './people.repository.js';
+import { PersonSessionService } from './person-session.service.js';
+import { SignInController } from './sign-in.controller.js';
+import { SignInLinkService } from './sign-in-links.service.js';
+import { UpstreamOidcService } from './upstream-oidc.service.js';
+
+/**
+ * The OAuth authorization server of the MCP endpoint and the person's sign-in: browser sessions,
+ * one-time e-mail links, the upstream OpenID Connect provider, and the consent page.
+ */
+@Module({
+  imports: [MailModule],
+  controllers: [SignInController],
+  providers: [PeopleRepository, PersonSessionService, SignInLinkService, UpstreamOidcService],
+  exports: [PersonSessionService, SignInLinkService],
+})
+export class OAuthServerModule {}

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The server-rendered pages of signing in and consenting: plain HTML forms, no script, one
+ * stylesheet pinned by its hash in the Content-Security-Policy. Every interpolated value goes
+ * through {@link esc}.
+ */
+
+const CSS = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",sans-serif;line-height:1.5}
+body{margin:0;display:flex;justify-content:center;padding:3rem 1rem}
+main{max-width:32rem;width:100%}
+h1{font-size:1.5rem;margin:0 0 1rem}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input[type=email]{width:100%;box-sizing:border-box;padding:.6rem;font-size:1rem;border:1px solid #888;border-radius:.4rem}
+button{font-size:1rem;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #1a56db;background:#1a56db;color:#fff;cursor:pointer;margin:1rem .5rem 0 0}
+button.secondary{background:transparent;color:inherit;border-color:#888}
+button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.warning{border-left:4px solid #d97706;padding:.5rem 1rem;background:rgba(217,119,6,.1)}
+.error{border-left:4px solid #dc2626;padding:.5rem 1rem;background:rgba(220,38,38,.1)}
+.note{color:#555}
+@media (prefers-color-scheme:dark){.note{color:#aaa}}
+ul{padding-left:1.25rem}
+fieldset{border:1px solid #888;border-radius:.4rem;margin:1rem 0}
+code{overflow-wrap:anywhere}
+`;
+
+const CSS_HASH = `sha256-${createHash('sha256').update(CSS, 'utf8').digest('base64')}`;
+
+/** The Content-Security-Policy of every page: nothing but this stylesheet and same-origin forms. */
+export const PAGE_CSP = `default-src 'none'; style-src '${CSS_HASH}'; frame-ancestors 'none'; base-uri 'none'`;
+
+export function esc(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${esc(title)} · Platform</title><style>${CSS}</style></head>
+<body><main>${body}</main></body></html>`;
+}
+
+function hidden(name: string, value: string): string {
+  return `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
+}
+
+export interface SignInPageInput {
+  csrf: string;
+  returnTo: string;
+  /** Shown after a link was requested (whether or not the address is known). */
+  sentTo?: string;
+  error?: string;
+  /** The upstream identity provider, when one is configured. */
+  upstream?: { url: string };
+}
+
+export function signInPage(input: SignInPageInput): string {
+  const upstream =
+    input.upstream === undefined
+      ? ''
+      : `<form method="get" action="${esc(input.upstream.url)}">${hidden('return_to', input.returnTo)}
+<button type="submit">Sign in with your company account</button></form><p class="note">Or get a one-time link by e-mail:</p>`;
+  const sent =
+    input.sentTo === undefined
+      ? ''
+      : `<p role="status">If <strong>${esc(input.sentTo)}</strong> belongs to a member of an organisation, a one-time sign-in link is on its way. It works once and expires soon.</p>`;
+  const error =
+    input.error === undefined ? '' : `<p class="error" role="alert">${esc(input.error)}</p>`;
+  return layout(
+    'Sign in',
+    `<h1>Sign in</h1>${error}${sent}${upstream}
+<form method="post" action="/signin">${hidden('csrf', input.csrf)}${hidden('return_to', input.returnTo)}
+<label for="email">E-mail address</label>
+<input id="email" name="email" type="email" autocomplete="email" required maxlength="320">
+<button type="submit">E-mail me a sign-in link</button></form>`,
+  );
+}
+
+export function signInLinkPage(input: { csrf: string; token: string }): string {
+  return layout(
+    'Continue signing in',
+    `<h1>Continue signing in</h1><p>This one-time link signs you in on this browser.</p>
+<form method="post" action="/signin/link">${hidden('csrf', input.csrf)}${hidden('token', input.token)}
+<button type="submit">Continue</button></form>`,
+  );
+}
+
+export function messagePage(
+  title: string,
+  text: string,
+  link?: { href: string; label: string },
+): string {
+  const a = link === undefined ? '' : `<p><a href="${esc(link.href)}">${esc(link.label)}</a></p>`;
+  return layout(title, `<h1>${esc(title)}</h1><p>${esc(text)}</p>${a}`);
+}
+
+export interface ConsentOrganization {
+  membershipId: string;
+  name: string;
+  slug: string;
+}
+
+export interface ConsentPageInput {
+  csrf: string;
+  uid: string;
+  personEmail: string;
+  clientName: string;
+  clientHost: string;
+  /** Why the client's identity deserves caution (loopback or unverified host), if it does. */
+  warning?: string;
+  organizations: readonly ConsentOrganization[];
+  scopes: readonly { scope: string; words: string }[];
+}
+
+export function consentPage(input: ConsentPageInput): string {
+  const warning =
+    input.warning === undefined ? '' : `<p class="warning" role="note">${esc(input.warning)}</p>`;
+  const only = input.organizations.length === 1 ? input.organizations[0] : undefined;
+  const orgs =
+    only !== undefined
+      ? `<p>Organisation: <strong>${esc(only.name)}</strong></p>${hidden('membership', only.membershipId)}`
+      : `<fieldset><legend>Which organisation may it read?</legend>${input.organizations
+          .map(
+            (o, i) =>
+              `<label><input type="radio" name="membership" value="${esc(o.membershipId)}"${i === 0 ? ' checked' : ''} required> ${esc(o.name)} <span class="note">(${esc(o.slug)})</span></label>`,
+          )
+          .join('')}</fieldset>`;
+  const scopes = input.scopes
+    .map((s) => `<li>${esc(s.words)} <span class="note">(<code>${esc(s.scope)}</code>)</span></li>`)
+    .join('');
+  return layout(
+    'Authorize access',
+    `<h1>Allow <strong>${esc(input.clientName)}</strong> to read your organisation's data?</h1>
+<p>The application at <strong>${esc(input.clientHost)}</strong> asks to act as you (<strong>${esc(input.personEmail)}</strong>).</p>${warning}
+<form method="post" action="/oauth/interaction/${esc(input.uid)}/confirm">${hidden('csrf', input.csrf)}
+${orgs}<p>It will be able to:</p><ul>${scopes}</ul>
+<p class="note">Read-only: it cannot change anything. You can disconnect it at any time from your tokens.</p>
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary" formnovalidate>Deny</button></form>
+<form method="post" action="/signout">${hidden('csrf', input.csrf)}${hidden('return_to', `/oauth/interaction/${input.uid}`)}
+<p class="note">Not you? <button type="submit" class="secondary">Sign out</button></p></form>`,
+  );
+}

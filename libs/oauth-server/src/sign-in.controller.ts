@@ -1,0 +1,265 @@
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Post,
+  Query,
+  Redirect,
+  Req,
+  Res,
+} from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig } from '@app/config';
+import { Public } from '@app/identity';
+import { safeReturnPath } from './browser-secrets.js';
+import { messagePage, PAGE_CSP, signInLinkPage, signInPage } from './pages.js';
+import { PersonSessionService } from './person-session.service.js';
+import { SignInLinkService } from './sign-in-links.service.js';
+import { UpstreamOidcService } from './upstream-oidc.service.js';
+
+type Form = Record<string, unknown>;
+interface RedirectTo {
+  url: string;
+  statusCode: number;
+}
+
+const UPSTREAM_COOKIE = 'platform_oidc_pending';
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+function field(form: Form | undefined, name: string): string | undefined {
+  const value = form?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The person signs in here: a one-time link by e-mail, or the company's OpenID Connect provider.
+ * Server-rendered forms, each with the browser's CSRF token. Redirects go to same-origin paths
+ * only.
+ */
+@ApiExcludeController()
+@Public()
+@Controller()
+export class SignInController {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly sessions: PersonSessionService,
+    private readonly links: SignInLinkService,
+    private readonly upstream: UpstreamOidcService,
+  ) {}
+
+  @Get('signin')
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', PAGE_CSP)
+  @Header('cache-control', 'no-store')
+  async signInForm(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('return_to') returnTo?: string,
+  ): Promise<string> {
+    const path = safeReturnPath(returnTo);
+    if ((await this.sessions.currentPerson(request)) !== null && returnTo !== undefined) {
+      void reply.code(303).header('location', path);
+      return '';
+    }
+    return signInPage({
+      csrf: this.sessions.csrfToken(request, reply),
+      returnTo: path,
+      upstream: this.upstream.enabled ? { url: '/signin/oidc' } : undefined,
+    });
+  }
+
+  @Post('signin')
+  @HttpCode(200)
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', PAGE_CSP)
+  @Header('cache-control', 'no-store')
+  async requestLink(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() form?: Form,
+  ): Promise<string> {
+    const returnTo = safeReturnPath(field(form, 'return_to'));
+    const upstream = this.upstream.enabled ? { url: '/signin/oidc' } : undefined;
+    if (!this.sessions.csrfValid(request, field(form, 'csrf'))) {
+      void reply.code(403);
+      return signInPage({
+        csrf: this.sessions.csrfToken(request, reply),
+        returnTo,
+        upstream,
+        error: 'This form expired. Please try again.',
+      });
+    }
+    const email = (field(form, 'email') ?? '').trim();
+    if (!EMAIL.test(email)) {
+      void reply.code(422);
+      return signInPage({
+        csrf: this.sessions.csrfToken(request, reply),
+        returnTo,
+        upstream,
+        error: 'Enter an e-mail address like name@example.com.',
+      });
+    }
+    await this.links.send(email, returnTo);
+    return signInPage({
+      csrf: this.sessions.csrfToken(request, reply),
+      returnTo,
+      upstream,
+      sentTo: email,
+    });
+  }
+
+  /** The link from the e-mail: a page with one button, so mail scanners that prefetch do not use it. */
+  @Get('signin/link')
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', PAGE_CSP)
+  @Header('cache-control', 'no-store')
+  @Header('referrer-policy', 'no-referrer')
+  signInLink(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('token') token?: string,
+  ): string {
+    if (token === undefined || token === '') {
+      void reply.code(400);
+      return messagePage('Sign-in link incomplete', 'Open the whole link from the e-mail.', {
+        href: '/signin',
+        label: 'Get a new link',
+      });
+    }
+    return signInLinkPage({ csrf: this.sessions.csrfToken(request, reply), token });
+  }
+
+  @Post('signin/link')
+  @HttpCode(200)
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', PAGE_CSP)
+  @Header('cache-control', 'no-store')
+  async useSignInLink(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() form?: Form,
+  ): Promise<string> {
+    if (!this.sessions.csrfValid(request, field(form, 'csrf'))) {
+      void reply.code(403);
+      return messagePage(
+        'This form expired',
+        'Open the link from the e-mail again and press Continue.',
+      );
+    }
+    const used = await this.links.consume(field(form, 'token') ?? '');
+    if (!used.ok) {
+      void reply.code(used.reason === 'unknown' ? 404 : 410);
+      const why = {
+        unknown: 'This sign-in link is not valid.',
+        used: 'This sign-in link was already used. Each link works once.',
+        expired: 'This sign-in link has expired.',
+      }[used.reason];
+      return messagePage('Sign-in link not valid', why, {
+        href: '/signin',
+        label: 'Get a new link',
+      });
+    }
+    await this.sessions.start(request, reply, used.userId);
+    void reply.code(303).header('location', used.returnTo);
+    return '';
+  }
+
+  @Post('signout')
+  @Header('cache-control', 'no-store')
+  @Redirect()
+  async signOut(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() form?: Form,
+  ): Promise<RedirectTo> {
+    // A forged sign-out is harmless but still refused: every form carries the token.
+    this.sessions.assertCsrf(request, field(form, 'csrf') ?? request.headers['x-csrf-token']);
+    await this.sessions.signOut(request, reply);
+    return { url: this.sessions.signInUrl(field(form, 'return_to')), statusCode: 303 };
+  }
+
+  /** For same-origin scripts (the admin console): who is signed in, and the CSRF token to send. */
+  @Get('session')
+  @Header('cache-control', 'no-store')
+  async session(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ person: SessionPersonView | null; csrf_token: string; sign_in_url: string }> {
+    const person = await this.sessions.currentPerson(request);
+    return {
+      person:
+        person === null
+          ? null
+          : {
+              user_id: person.userId,
+              email: person.email,
+              name: person.name,
+              session_expires_at: person.sessionExpiresAt.toISOString(),
+              memberships: person.memberships.map((m) => ({
+                organization_id: m.organizationId,
+                organization_slug: m.organizationSlug,
+                organization_name: m.organizationName,
+                role: m.role,
+                status: m.status,
+                permissions: m.permissions,
+              })),
+            },
+      csrf_token: this.sessions.csrfToken(request, reply),
+      sign_in_url: this.sessions.signInUrl(),
+    };
+  }
+
+  @Get('signin/oidc')
+  @Header('cache-control', 'no-store')
+  @Redirect()
+  async beginUpstream(
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('return_to') returnTo?: string,
+  ): Promise<RedirectTo> {
+    if (!this.upstream.enabled) return { url: '/signin', statusCode: 303 };
+    const { url, pending } = await this.upstream.begin(safeReturnPath(returnTo));
+    this.sessions.writeCookie(reply, UPSTREAM_COOKIE, pending, 600);
+    return { url, statusCode: 303 };
+  }
+
+  @Get('signin/oidc/callback')
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', PAGE_CSP)
+  @Header('cache-control', 'no-store')
+  async completeUpstream(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const pending = this.sessions.readCookie(request, UPSTREAM_COOKIE);
+    this.sessions.writeCookie(reply, UPSTREAM_COOKIE, '', 0);
+    const result = await this.upstream.complete(new URL(request.url, this.config.baseUrl), pending);
+    if (!result.ok) {
+      void reply.code(403);
+      return messagePage('Sign-in refused', result.message, {
+        href: '/signin',
+        label: 'Back to sign-in',
+      });
+    }
+    await this.sessions.start(request, reply, result.userId);
+    void reply.code(303).header('location', result.returnTo);
+    return '';
+  }
+}
+
+export interface SessionPersonView {
+  user_id: string;
+  email: string;
+  name: string;
+  session_expires_at: string;
+  memberships: {
+    organization_id: string;
+    organization_slug: string;
+    organization_name: string;
+    role: string;
+    status: string;
+    permissions: string[];
+  }[];
+}
