@@ -20,8 +20,8 @@ const INTEGRATION = ['test/integration/**/*.spec.ts', '{libs,apps}/**/*.integrat
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     projects: [
       {

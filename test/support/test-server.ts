@@ -42,11 +42,22 @@ function testConfig(db: TestDatabase, overrides: Partial<AppConfig>): AppConfig 
  * database of this test file's own (real Postgres when DATABASE_URL is set, else embedded), with
  * the demo organisation seeded.
  */
-export async function startTestServer(overrides: Partial<AppConfig> = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<AppConfig> = {},
+  options: {
+    /** How the server reaches its database, given the test database's URL (e.g. via a proxy). */
+    databaseUrl?: (url: string) => string;
+  } = {},
+): Promise<TestServer> {
   const db = await createTestDatabase();
   let server: RunningServer;
   try {
-    server = await startServer(testConfig(db, overrides), {
+    const databaseUrl = options.databaseUrl?.(db.url);
+    const config = testConfig(
+      db,
+      databaseUrl === undefined ? overrides : { ...overrides, databaseUrl },
+    );
+    server = await startServer(config, {
       seedDemo: 'always',
       writeDemoTokens: false,
     });

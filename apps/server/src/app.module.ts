@@ -5,7 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule } from '@app/database';
+import { DatabaseModule, isDatabaseUnavailable } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
@@ -78,7 +78,12 @@ export class AppModule {
             },
           },
         }),
-        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
+        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize, {
+          statementTimeoutMs: config.dbStatementTimeoutMs,
+          idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+          connectTimeoutMs: config.dbConnectTimeoutMs,
+          keepAliveInitialDelayMs: config.dbKeepaliveMs,
+        }),
         HealthModule,
         MetricsModule,
         IdentityModule,
@@ -106,6 +111,7 @@ export class AppModule {
                 const error = code === 'INVALID_TOKEN' ? 'error="invalid_token", ' : '';
                 return `Bearer ${error}resource_metadata="${metadata}"`;
               },
+              unavailable: isDatabaseUnavailable,
             }),
         },
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
