@@ -213,6 +213,38 @@ describe('transport refusals (before JSON-RPC is read)', () => {
   });
 });
 
+describe('a URL that is almost right', () => {
+  it('POST /mcp/ (trailing slash) → 404 envelope naming POST /mcp', async () => {
+    const res = await fetch(`${t.url}/mcp/`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        authorization: `Bearer ${t.tokens.owner}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: {
+        code: 'NOT_FOUND',
+        message: 'Route not found: the route is POST /mcp, without the trailing slash',
+        details: { route: 'POST /mcp' },
+      },
+    });
+  });
+
+  it('a REST path with a trailing slash names its route too; a path that exists nowhere does not', async () => {
+    const slash = await t.request('/v1/accounts/', { token: 'owner' });
+    expect(slash.status).toBe(404);
+    expect(await slash.json()).toMatchObject({ error: { details: { route: 'GET /v1/accounts' } } });
+    const nowhere = await t.request('/v1/nothing-here/', { token: 'owner' });
+    expect(await nowhere.json()).toEqual({
+      error: { code: 'NOT_FOUND', message: 'Route not found' },
+    });
+  });
+});
+
 describe('JSON-RPC framing', () => {
   it('a batch → 400 -32600 (batching is not supported in any revision)', async () => {
     const res = await post([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]);

@@ -72,4 +72,12 @@ describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
       'invitation_expires_at',
     );
   });
+
+  it('describes the bearer tokens as what they are: opaque pat_/oat_ secrets, not JWTs', () => {
+    const bearer = doc.components.securitySchemes.bearer;
+    expect(bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque' });
+    expect(bearer.description).toContain('pat_');
+    expect(bearer.description).toContain('oat_');
+    expect(JSON.stringify(doc.components.securitySchemes)).not.toContain('JWT');
+  });
 });

@@ -60,7 +60,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
       }
     },
   );
-  // The sign-in and consent pages post plain HTML forms.
+  // The sign-in and consent pages post plain HTML forms (and so does the invitation page).
   fastify.addContentTypeParser<string>(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
@@ -87,7 +87,14 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
         'Organisations, members, portal users, customer accounts, tokens and the audit trail.',
       )
       .setVersion('1')
-      .addBearerAuth()
+      .addBearerAuth({
+        type: 'http',
+        scheme: 'bearer',
+        // Opaque secrets looked up by hash, not JWTs: nothing in them can be decoded or verified.
+        bearerFormat: 'opaque',
+        description:
+          'An opaque token in the Authorization header only: `pat_…` (personal) or `oat_…` (OAuth).',
+      })
       .addServer(config.baseUrl)
       .build(),
   );

@@ -84,6 +84,16 @@ export class AppConfig {
   @Max(86_400)
   confirmationTtlSeconds = 600;
 
+  /**
+   * The portal's own invitation page, e.g. `https://portal.example/invite/{token}`: invitation
+   * e-mails link there (`{token}` is replaced by the secret). Absent: they link to this server's
+   * page at `/v1/portal-invitations/{token}/accept`.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: 'must be an http(s) URL' })
+  @Matches(/\{token\}/, { message: 'must contain {token} where the invitation secret goes' })
+  portalInvitationUrl?: string;
+
   @IsOptional()
   @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
   smtpUrl?: string;

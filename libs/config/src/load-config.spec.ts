@@ -53,6 +53,19 @@ describe('loadConfig', () => {
     }
   });
 
+  it('PORTAL_INVITATION_URL must be an http(s) URL with a {token} placeholder', () => {
+    expect(
+      loadConfig({ PORTAL_INVITATION_URL: 'https://portal.example.com/invite/{token}' })
+        .portalInvitationUrl,
+    ).toBe('https://portal.example.com/invite/{token}');
+    expect(() =>
+      loadConfig({ PORTAL_INVITATION_URL: 'https://portal.example.com/invite' }),
+    ).toThrow(/PORTAL_INVITATION_URL: must contain \{token\}/);
+    expect(() => loadConfig({ PORTAL_INVITATION_URL: 'javascript:{token}' })).toThrow(
+      /PORTAL_INVITATION_URL: must be an http\(s\) URL/,
+    );
+  });
+
   it('requires confirmation keys when running against an external Postgres', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/CONFIRMATION_KEYS/);
     expect(() =>
@@ -105,6 +118,17 @@ describe('.env.example', () => {
     const text = await readFile(new URL('../../../.env.example', import.meta.url), 'utf8');
     for (const [name] of ENV_KEYS) {
       expect(text, name).toMatch(new RegExp(`^#? ?${name}=`, 'm'));
+    }
+  });
+});
+
+describe('README configuration table', () => {
+  it('has a row for every key the server reads', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { ENV_KEYS } = await import('./load-config.js');
+    const text = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    for (const [name] of ENV_KEYS) {
+      expect(text, name).toMatch(new RegExp(`^\\| \`${name}\` +\\|`, 'm'));
     }
   });
 });

@@ -17,6 +17,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['CONFIRMATION_KEYS', 'confirmationKeys', 'list'],
   ['CONFIRMATION_TTL_SECONDS', 'confirmationTtlSeconds', 'int'],
   ['SMTP_URL', 'smtpUrl', 'string'],
+  ['PORTAL_INVITATION_URL', 'portalInvitationUrl', 'string'],
   ['MAIL_FROM', 'mailFrom', 'string'],
   ['MAIL_TIMEOUT_MS', 'mailTimeoutMs', 'int'],
   ['RATE_LIMIT_PER_TOKEN_PER_MINUTE', 'rateLimitPerTokenPerMinute', 'int'],

@@ -79,6 +79,35 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   503: 'SERVICE_UNAVAILABLE',
 };
 
+const ROUTABLE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * No route matched. A trailing slash on a path that exists without it (`POST /mcp/`) gets the
+ * right path named, so the caller can fix its URL instead of guessing. The request's path is not
+ * echoed (it is client input of any length); only a route the server has is named.
+ */
+function routeNotFound(
+  request: FastifyRequest,
+  path: string,
+): { status: number; envelope: ErrorEnvelope } {
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed !== path && trimmed !== '') {
+    const method = ROUTABLE_METHODS.find((m) => m === request.method);
+    const route = `${method} ${trimmed}`;
+    if (method !== undefined && request.server.hasRoute({ method, url: trimmed })) {
+      return {
+        status: 404,
+        envelope: toEnvelope(
+          'NOT_FOUND',
+          `Route not found: the route is ${route}, without the trailing slash`,
+          { route },
+        ),
+      };
+    }
+  }
+  return { status: 404, envelope: toEnvelope('NOT_FOUND', 'Route not found') };
+}
+
 /**
  * The one REST mapper: DomainError → status + envelope; Nest and Fastify errors → the envelope
  * too; anything else → 500 with a generic message and the request id (logged once with stack).
@@ -94,7 +123,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const path = (request.url ?? '').split('?')[0] ?? '';
-    const { status, envelope } = this.map(exception, request.id);
+    const { status, envelope } = this.isRouteNotFound(exception)
+      ? routeNotFound(request, path)
+      : this.map(exception, request.id);
 
     if (status === 401) {
       const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
@@ -115,6 +146,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     void reply.status(status).header('content-type', 'application/json').send(envelope);
+  }
+
+  /** The router's own 404 (no route matched), as opposed to a 404 a handler chose to answer. */
+  private isRouteNotFound(exception: unknown): boolean {
+    return (
+      exception instanceof HttpException &&
+      !(exception instanceof DomainError) &&
+      exception.getStatus() === 404
+    );
   }
 
   map(exception: unknown, requestId: string): { status: number; envelope: ErrorEnvelope } {

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv, type Options } from 'ajv';
 // ajv-formats is CommonJS: its `module.exports` is the plugin, also exported as `default`.
 import ajvFormats from 'ajv-formats';
@@ -46,6 +47,23 @@ describe('ToolCatalog', () => {
       'list_audit_events',
     ]);
     expect(catalog.list('2026-07-28')).toBe(catalog.list('2025-11-25'));
+  });
+
+  it('the docs count the tools there are ("N tools" in README.md and docs/)', () => {
+    const root = new URL('../../../', import.meta.url);
+    const files = [
+      'README.md',
+      ...readdirSync(new URL('docs/', root))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    const counts = files.flatMap((file) =>
+      [...readFileSync(new URL(file, root), 'utf8').matchAll(/\b(\d+) (?:MCP )?tools\b/g)].map(
+        (m) => [file, Number(m[1])] as const,
+      ),
+    );
+    expect(counts.length).toBeGreaterThan(0);
+    for (const [file, n] of counts) expect(n, file).toBe(catalog.names().length);
   });
 
   it('input schemas are closed objects generated from the endpoint DTOs, path ids required', () => {

@@ -158,6 +158,16 @@ export class PortalUsersRepository {
     );
   }
 
+  /** The invited portal user whose live (unexpired) invitation has this hash. Reads only. */
+  async findByLiveInvitation(tokenHash: string): Promise<PortalUserRow | undefined> {
+    const rows = await this.ds.query<PortalUserRow[]>(
+      `SELECT ${COLUMNS} FROM portal_users
+        WHERE invitation_token_hash = $1 AND status = 'invited' AND invitation_expires_at > now()`,
+      [tokenHash],
+    );
+    return rows[0];
+  }
+
   /** Consumes a live invitation, once: invited → active. */
   async acceptInvitation(tx: EntityManager, tokenHash: string): Promise<PortalUserRow | undefined> {
     return first(

@@ -26,6 +26,7 @@ import {
   newInvitationToken,
 } from './invitation-token.js';
 import { invitationMail } from './invitation-mail.js';
+import type { InvitationView } from './invitation-page.js';
 import type {
   AcceptedInvitationDto,
   CreatePortalUserDto,
@@ -206,10 +207,55 @@ export class PortalUsersService {
    * used and expired secrets are all 404 (the caller learns nothing about which).
    */
   async acceptInvitation(token: string): Promise<Plain<AcceptedInvitationDto>> {
-    if (!looksLikeInvitationToken(token)) throw invitationNotFound();
+    const row = await this.consumeInvitation(token);
+    if (row === undefined) throw invitationNotFound();
+    return {
+      portal_user_id: row.id,
+      email: row.email,
+      name: row.name,
+      status: 'active' as const,
+    };
+  }
+
+  /**
+   * Public, read-only: what a live invitation link is for (the invitation page shows it), or
+   * `undefined` when the link no longer works (unknown, used, replaced or expired alike).
+   */
+  async findInvitation(token: string): Promise<InvitationView | undefined> {
+    if (!looksLikeInvitationToken(token)) return undefined;
+    const row = await this.users.findByLiveInvitation(hashInvitationToken(token));
+    if (row === undefined || row.invitation_expires_at === null) return undefined;
+    return {
+      organizationName: await this.organizationName(row.organization_id),
+      email: row.email,
+      name: row.name,
+      expiresAt: row.invitation_expires_at,
+    };
+  }
+
+  /** The invitation page's accept button: like {@link acceptInvitation}, `undefined` when gone. */
+  async acceptInvitationFromPage(
+    token: string,
+  ): Promise<{ organizationName: string; email: string } | undefined> {
+    const row = await this.consumeInvitation(token);
+    if (row === undefined) return undefined;
+    return { organizationName: await this.organizationName(row.organization_id), email: row.email };
+  }
+
+  /** Where an invitation e-mail links: the portal's page when configured, else this server's. */
+  invitationUrl(token: string): string {
+    const template = this.config.portalInvitationUrl;
+    return template === undefined
+      ? `${this.config.baseUrl}/v1/portal-invitations/${token}/accept`
+      : template.replaceAll('{token}', token);
+  }
+
+  /** Consumes a live invitation once (invited → active) and audits it; `undefined` if it is gone. */
+  private async consumeInvitation(token: string): Promise<PortalUserRow | undefined> {
+    if (!looksLikeInvitationToken(token)) return undefined;
     return this.ds.transaction(async (tx) => {
       const row = await this.users.acceptInvitation(tx, hashInvitationToken(token));
-      if (row === undefined) throw invitationNotFound();
+      if (row === undefined) return undefined;
       await this.audit.record(
         tx,
         {
@@ -220,12 +266,7 @@ export class PortalUsersService {
         },
         this.audit.anonymousActor(row.organization_id, 'portal_user'),
       );
-      return {
-        portal_user_id: row.id,
-        email: row.email,
-        name: row.name,
-        status: 'active' as const,
-      };
+      return row;
     });
   }
 
@@ -267,7 +308,7 @@ export class PortalUsersService {
         organizationName,
         to: after.email,
         name: after.name,
-        acceptUrl: `${this.config.baseUrl}/v1/portal-invitations/${token}/accept`,
+        acceptUrl: this.invitationUrl(token),
         expiresAt,
       }),
     );

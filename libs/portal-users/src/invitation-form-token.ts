@@ -1,0 +1,40 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/config';
+
+const PURPOSE = 'portal-invitation-form\n';
+
+/**
+ * The hidden field of the invitation page's form: an HMAC of the invitation (its secret's hash)
+ * under the server's keys, so a form POST is accepted only when it was rendered by this server for
+ * this invitation (a page elsewhere cannot forge it). Stateless, so every replica verifies it; the
+ * keys are the confirmation keys (`CONFIRMATION_KEYS`), under a purpose prefix of its own; the
+ * first signs, all verify (rotation).
+ */
+@Injectable()
+export class InvitationFormTokens {
+  constructor(private readonly config: AppConfig) {}
+
+  issue(invitationHash: string): string {
+    const signing = this.keys[0];
+    if (signing === undefined) throw new Error('No CONFIRMATION_KEYS to sign the invitation form');
+    return mac(signing, invitationHash);
+  }
+
+  verify(invitationHash: string, presented: unknown): boolean {
+    if (typeof presented !== 'string' || presented.length === 0) return false;
+    const given = Buffer.from(presented);
+    return this.keys.some((key) => {
+      const expected = Buffer.from(mac(key, invitationHash));
+      return expected.length === given.length && timingSafeEqual(expected, given);
+    });
+  }
+
+  private get keys(): readonly string[] {
+    return this.config.confirmationKeys;
+  }
+}
+
+function mac(key: string, invitationHash: string): string {
+  return createHmac('sha256', key).update(PURPOSE).update(invitationHash).digest('base64url');
+}
