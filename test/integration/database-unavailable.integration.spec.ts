@@ -31,6 +31,16 @@ interface Timed {
   ms: number;
 }
 
+/** 503 SERVICE_UNAVAILABLE with Retry-After and the envelope, in bounded time. */
+function expectUnavailable(answer: Timed): void {
+  expect(answer).toMatchObject({
+    status: 503,
+    body: { error: { code: 'SERVICE_UNAVAILABLE' } },
+  });
+  expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+  expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+}
+
 describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
   'database frozen, cut or slow (TCP proxy on real Postgres)',
   () => {
@@ -96,15 +106,6 @@ describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
           params: { name: 'list_accounts', arguments: { limit: 1 } },
         }),
       });
-
-    const expectUnavailable = (answer: Timed): void => {
-      expect(answer).toMatchObject({
-        status: 503,
-        body: { error: { code: 'SERVICE_UNAVAILABLE' } },
-      });
-      expect(Number(answer.retryAfter)).toBeGreaterThan(0);
-      expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
-    };
 
     it('passes through: the server works over the proxy', async () => {
       expect((await timed('/v1/me')).status).toBe(200);
