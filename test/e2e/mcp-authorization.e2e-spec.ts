@@ -298,7 +298,7 @@ describe('access changes mid-run take effect on the next MCP call', () => {
         const last = peer.exchanges.at(-1)!;
         expect(last.status).toBe(401);
         expect(last.responseHeaders.get('www-authenticate')).toMatch(
-          /^Bearer error="invalid_token", resource_metadata="[^"]+"$/,
+          /^Bearer error="invalid_token", resource_metadata="[^"]+", scope="[^"]+"$/,
         );
         expect(last.responseBody).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
         expect(await snapshot()).toEqual(before);

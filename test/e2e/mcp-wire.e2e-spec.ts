@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '@app/identity';
+import { READ_SCOPES } from '@app/identity';
 import { TOOLS } from '@app/mcp-tools';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { parseMaybe, type Json } from '../support/mcp-peers.js';
@@ -91,7 +91,7 @@ describe('transport refusals (before JSON-RPC is read)', () => {
     const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, null);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp", scope="portal_users:read accounts:read audit:read"`,
     );
     expect(res.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
   });
@@ -104,7 +104,7 @@ describe('transport refusals (before JSON-RPC is read)', () => {
     );
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(
-      /^Bearer error="invalid_token", resource_metadata="[^"]+\/mcp"$/,
+      /^Bearer error="invalid_token", resource_metadata="[^"]+\/mcp", scope="portal_users:read accounts:read audit:read"$/,
     );
     expect(res.body).toMatchObject({ error: { code: 'INVALID_TOKEN' } });
   });
@@ -117,7 +117,7 @@ describe('transport refusals (before JSON-RPC is read)', () => {
     const expected = {
       resource: `${t.url}/mcp`,
       authorization_servers: [t.url],
-      scopes_supported: [...SCOPES],
+      scopes_supported: [...READ_SCOPES],
       bearer_methods_supported: ['header'],
       resource_name: 'Platform MCP server',
     };

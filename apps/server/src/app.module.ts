@@ -9,7 +9,12 @@ import { DatabaseModule, isDatabaseUnavailable } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
-import { BearerAuthGuard, IdentityModule, INTERNAL_DISPATCH_HEADER } from '@app/identity';
+import {
+  BearerAuthGuard,
+  IdentityModule,
+  INTERNAL_DISPATCH_HEADER,
+  READ_SCOPES,
+} from '@app/identity';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { McpHistoryModule } from '@app/mcp-history';
@@ -109,7 +114,9 @@ export class AppModule {
               challenge: (path, code) => {
                 const metadata = `${c.baseUrl}/.well-known/oauth-protected-resource${path === MCP_PATH ? MCP_PATH : ''}`;
                 const error = code === 'INVALID_TOKEN' ? 'error="invalid_token", ' : '';
-                return `Bearer ${error}resource_metadata="${metadata}"`;
+                // The MCP authorization spec: the scopes to ask for (what OAuth can grant).
+                const scope = path === MCP_PATH ? `, scope="${READ_SCOPES.join(' ')}"` : '';
+                return `Bearer ${error}resource_metadata="${metadata}"${scope}`;
               },
               unavailable: isDatabaseUnavailable,
             }),

@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { InternalDispatchRegistry } from '@app/identity';
 import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
 import { registerMcpRejectionMetrics, registerMcpTransportSecurity } from '@app/mcp-server';
+import { mountOAuthServer } from '@app/oauth-server';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const FORM_BODY_LIMIT_BYTES = 16 * 1024;
@@ -66,6 +67,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body))),
   );
+  mountOAuthServer(app);
   const metrics = app.get(MetricsService);
   const dataSource = app.get(DataSource);
   metrics.setPoolStatsSource(() => poolStats(dataSource));

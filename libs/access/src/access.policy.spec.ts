@@ -13,6 +13,7 @@ function principal(over: Partial<Principal> = {}): Principal {
   return {
     tokenId: 't1',
     tokenKind: 'personal',
+    audience: null,
     scopes: ['portal_users:write', 'accounts:read'],
     clientName: null,
     organizationId: 'o1',

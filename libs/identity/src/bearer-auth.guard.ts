@@ -2,6 +2,7 @@ import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
+import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import {
   INTERNAL_DISPATCH_HEADER,
@@ -21,6 +22,7 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     private readonly reflector: Reflector,
     private readonly dispatches: InternalDispatchRegistry,
     private readonly context: RequestContext,
+    private readonly config: AppConfig,
   ) {
     super();
   }
@@ -43,6 +45,12 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     // Unreachable: passport either set the principal or `handleRequest` threw.
     if (principal === undefined)
       throw new DomainError('UNAUTHENTICATED', 'No authenticated caller');
+    // RFC 8707: a token issued for one resource (an OAuth token for the MCP URL) works only there.
+    if (principal.audience !== null && principal.audience !== this.resourceOf(request))
+      throw new DomainError(
+        'INVALID_TOKEN',
+        'The bearer token was issued for another resource (audience); get a token for this one',
+      );
     this.context.setCaller({
       principal,
       channel: 'api',
@@ -51,6 +59,12 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       requestId: request.id,
     });
     return true;
+  }
+
+  /** The resource a request is addressed to: the MCP URL for /mcp, the REST API otherwise. */
+  private resourceOf(request: FastifyRequest): string {
+    const path = request.url.split('?', 1)[0];
+    return path === '/mcp' ? this.config.mcpUrl : `${this.config.baseUrl}/v1`;
   }
 
   override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {

@@ -102,6 +102,17 @@ export class ApiTokenEntity {
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;
 
+  /** OAuth tokens: the grant this row is the access token of (one row per grant). */
+  @Column({ name: 'oauth_grant_id', type: 'text', nullable: true })
+  oauthGrantId: string | null;
+
+  @Column({ name: 'oauth_client_id', type: 'text', nullable: true })
+  oauthClientId: string | null;
+
+  /** OAuth tokens: the resource (RFC 8707) they are accepted by, e.g. the MCP URL. */
+  @Column({ type: 'text', nullable: true })
+  audience: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

@@ -12,4 +12,9 @@ export {
 export { Public, IS_PUBLIC } from './public.decorator.js';
 export { RequestContext } from './request-context.js';
 export { TokensService, type IssueTokenInput, type IssuedToken } from './tokens.service.js';
-export { hashTokenSecret, looksLikeTokenSecret } from './token-secret.js';
+export {
+  displayPrefix,
+  hashTokenSecret,
+  looksLikeTokenSecret,
+  newTokenSecret,
+} from './token-secret.js';

@@ -7,6 +7,11 @@ export interface Principal {
   scopes: readonly Scope[];
   /** The MCP client the token was issued to (OAuth), or the name a person gave a personal token. */
   clientName: string | null;
+  /**
+   * The resource an OAuth access token was issued for (RFC 8707), e.g. the MCP URL; accepted
+   * only there. `null`: any route of this service (personal tokens).
+   */
+  audience: string | null;
   organizationId: string;
   organizationSlug: string;
   userId: string;

@@ -9,6 +9,7 @@ export interface PrincipalRow {
   kind: TokenKind;
   scopes: Scope[];
   client_name: string | null;
+  audience: string | null;
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
@@ -33,7 +34,7 @@ export class TokensRepository {
 
   async findPrincipalBySecretHash(hash: string): Promise<PrincipalRow | undefined> {
     const rows = await this.ds.query<PrincipalRow[]>(
-      `SELECT t.id AS token_id, t.kind, t.scopes, t.client_name, t.expires_at, t.revoked_at, t.last_used_at,
+      `SELECT t.id AS token_id, t.kind, t.scopes, t.client_name, t.audience, t.expires_at, t.revoked_at, t.last_used_at,
               t.organization_id, o.slug AS organization_slug, t.user_id, u.email AS user_email, u.name AS user_name,
               m.id AS membership_id, m.status AS membership_status, m.role AS membership_role, m.permissions
          FROM api_tokens t
@@ -57,11 +58,30 @@ export class TokensRepository {
 
   /** `tx`: insert inside the caller's transaction (e.g. together with its audit event). */
   async insert(
-    values: Omit<ApiTokenEntity, 'id' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>,
+    values: Omit<
+      ApiTokenEntity,
+      | 'id'
+      | 'createdAt'
+      | 'lastUsedAt'
+      | 'revokedAt'
+      | 'oauthGrantId'
+      | 'oauthClientId'
+      | 'audience'
+    > &
+      Partial<Pick<ApiTokenEntity, 'audience'>>,
     tx?: EntityManager,
   ): Promise<Omit<ApiTokenEntity, 'secretHash'>> {
     const repo = tx === undefined ? this.tokens : tx.getRepository(ApiTokenEntity);
-    const saved = await repo.save(repo.create({ ...values, lastUsedAt: null, revokedAt: null }));
+    const saved = await repo.save(
+      repo.create({
+        audience: null,
+        ...values,
+        oauthGrantId: null,
+        oauthClientId: null,
+        lastUsedAt: null,
+        revokedAt: null,
+      }),
+    );
     const { secretHash: _omit, ...rest } = saved;
     return rest;
   }

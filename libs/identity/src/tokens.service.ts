@@ -20,6 +20,8 @@ export interface IssueTokenInput {
   clientName?: string | null;
   scopes: readonly Scope[];
   expiresAt?: Date | null;
+  /** The only resource (RFC 8707) that accepts the token; absent: every route of this service. */
+  audience?: string | null;
 }
 
 export interface IssuedToken {
@@ -64,6 +66,7 @@ export class TokensService {
         secretHash: hashTokenSecret(secret),
         scopes,
         expiresAt: input.expiresAt ?? null,
+        audience: input.audience ?? null,
       },
       tx,
     );
@@ -89,6 +92,7 @@ export class TokensService {
       tokenKind: row.kind,
       scopes: row.scopes,
       clientName: row.client_name,
+      audience: row.audience,
       organizationId: row.organization_id,
       organizationSlug: row.organization_slug,
       userId: row.user_id,

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
-import { Public, SCOPES, type Scope } from '@app/identity';
+import { Public, READ_SCOPES, type Scope } from '@app/identity';
 
 /** RFC 9728 OAuth Protected Resource Metadata for the MCP endpoint. */
 export interface ProtectedResourceMetadata {
@@ -41,7 +41,8 @@ export class ProtectedResourceMetadataController {
     return {
       resource: mcpUrl,
       authorization_servers: [baseUrl],
-      scopes_supported: SCOPES,
+      // What an OAuth client can be granted here: read scopes only (PRODUCT §5).
+      scopes_supported: READ_SCOPES,
       bearer_methods_supported: ['header'],
       resource_name: 'Platform MCP server',
     };

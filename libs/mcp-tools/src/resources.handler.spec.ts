@@ -27,6 +27,7 @@ function principal(over: Partial<Principal> = {}): Principal {
   return {
     tokenId: 't1',
     tokenKind: 'personal',
+    audience: null,
     scopes: ['portal_users:read', 'accounts:read'],
     clientName: 'token client',
     organizationId: 'o1',

@@ -7,3 +7,5 @@ export {
 export type { Person, PersonMembership } from './people.repository.js';
 export { SignInLinkService, type IssuedSignInLink } from './sign-in-links.service.js';
 export { safeReturnPath } from './browser-secrets.js';
+export { mountOAuthServer } from './oauth-server.mount.js';
+export { OAuthProviderService } from './oauth-provider.service.js';

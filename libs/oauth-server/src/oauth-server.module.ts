@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
 import { MailModule } from '@app/mail';
+import { ConsentController } from './consent.controller.js';
+import { ConsentService } from './consent.service.js';
+import { OAuthProviderService } from './oauth-provider.service.js';
+import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { PeopleRepository } from './people.repository.js';
 import { PersonSessionService } from './person-session.service.js';
 import { SignInController } from './sign-in.controller.js';
@@ -12,8 +16,16 @@ import { UpstreamOidcService } from './upstream-oidc.service.js';
  */
 @Module({
   imports: [MailModule],
-  controllers: [SignInController],
-  providers: [PeopleRepository, PersonSessionService, SignInLinkService, UpstreamOidcService],
-  exports: [PersonSessionService, SignInLinkService],
+  controllers: [SignInController, ConsentController],
+  providers: [
+    PeopleRepository,
+    PersonSessionService,
+    SignInLinkService,
+    UpstreamOidcService,
+    OAuthRecordsRepository,
+    OAuthProviderService,
+    ConsentService,
+  ],
+  exports: [PersonSessionService, SignInLinkService, OAuthProviderService],
 })
 export class OAuthServerModule {}

@@ -138,12 +138,29 @@ export function consentPage(input: ConsentPageInput): string {
     'Authorize access',
     `<h1>Allow <strong>${esc(input.clientName)}</strong> to read your organisation's data?</h1>
 <p>The application at <strong>${esc(input.clientHost)}</strong> asks to act as you (<strong>${esc(input.personEmail)}</strong>).</p>${warning}
-<form method="post" action="/oauth/interaction/${esc(input.uid)}/confirm">${hidden('csrf', input.csrf)}
+<form method="post" action="/consent/${esc(input.uid)}/confirm">${hidden('csrf', input.csrf)}
 ${orgs}<p>It will be able to:</p><ul>${scopes}</ul>
 <p class="note">Read-only: it cannot change anything. You can disconnect it at any time from your tokens.</p>
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary" formnovalidate>Deny</button></form>
-<form method="post" action="/signout">${hidden('csrf', input.csrf)}${hidden('return_to', `/oauth/interaction/${input.uid}`)}
+<form method="post" action="/signout">${hidden('csrf', input.csrf)}${hidden('return_to', `/consent/${input.uid}`)}
 <p class="note">Not you? <button type="submit" class="secondary">Sign out</button></p></form>`,
+  );
+}
+
+/** The signed-in person belongs to no organisation actively: nothing to grant, only to decline. */
+export function noMembershipPage(input: {
+  csrf: string;
+  uid: string;
+  personEmail: string;
+}): string {
+  return layout(
+    'No organisation',
+    `<h1>No organisation to connect</h1>
+<p><strong>${esc(input.personEmail)}</strong> is not an active member of any organisation, so there is nothing this application could read.</p>
+<form method="post" action="/consent/${esc(input.uid)}/confirm">${hidden('csrf', input.csrf)}
+<button type="submit" name="decision" value="deny">Return to the application</button></form>
+<form method="post" action="/signout">${hidden('csrf', input.csrf)}${hidden('return_to', `/consent/${input.uid}`)}
+<p class="note">Use another account? <button type="submit" class="secondary">Sign out</button></p></form>`,
   );
 }

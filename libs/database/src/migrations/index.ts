@@ -7,6 +7,7 @@ import { PortalUsers1764710000001 } from './1764710000001-portal-users.js';
 import { AuditEvents1764710000002 } from './1764710000002-audit-events.js';
 import { MailOutbox1764710000003 } from './1764710000003-mail-outbox.js';
 import { OAuth1764720000000 } from './1764720000000-oauth.js';
+import { OAuthGrantRevocation1764720000001 } from './1764720000001-oauth-grant-revocation.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   AuditEvents1764710000002,
   MailOutbox1764710000003,
   OAuth1764720000000,
+  OAuthGrantRevocation1764720000001,
 ];

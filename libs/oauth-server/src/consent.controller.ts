@@ -1,0 +1,58 @@
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '@app/identity';
+import { ConsentService, type ConsentOutcome } from './consent.service.js';
+import { PAGE_CSP } from './pages.js';
+
+/** The consent page of an authorization in progress (`/consent/:uid`, named by oidc-provider). */
+@ApiExcludeController()
+@Public()
+@Controller('consent')
+export class ConsentController {
+  constructor(private readonly consent: ConsentService) {}
+
+  @Get(':uid')
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', PAGE_CSP)
+  @Header('cache-control', 'no-store')
+  async show(
+    @Param('uid') uid: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    return answer(reply, await this.consent.show(request, reply, uid));
+  }
+
+  @Post(':uid/confirm')
+  @HttpCode(200)
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', PAGE_CSP)
+  @Header('cache-control', 'no-store')
+  async confirm(
+    @Param('uid') uid: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() form?: Record<string, unknown>,
+  ): Promise<string> {
+    const text = (name: string): string | undefined =>
+      typeof form?.[name] === 'string' ? form[name] : undefined;
+    return answer(
+      reply,
+      await this.consent.decide(request, reply, uid, {
+        csrf: text('csrf'),
+        decision: text('decision'),
+        membership: text('membership'),
+      }),
+    );
+  }
+}
+
+function answer(reply: FastifyReply, outcome: ConsentOutcome): string {
+  if (outcome.kind === 'redirect') {
+    void reply.code(303).header('location', outcome.url);
+    return '';
+  }
+  void reply.code(outcome.status);
+  return outcome.html;
+}

@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from 'oidc-provider';
+import { AppConfig } from '@app/config';
+import { OAuthProviderService, CONSENT_PATH } from './oauth-provider.service.js';
+import { consentPage, messagePage, noMembershipPage } from './pages.js';
+import { PersonSessionService } from './person-session.service.js';
+import { OAUTH_SCOPES, SCOPE_WORDS, isScope } from './scope-words.js';
+
+/** What a consent route answers: a page (with its status) or a redirect. */
+export type ConsentOutcome =
+  { kind: 'page'; status: number; html: string } | { kind: 'redirect'; url: string };
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * The consent step of an authorization in progress: who asks (the client's name and host, from its
+ * metadata document or registration), for which organisation (the person's active memberships),
+ * which scopes (in plain words); approve → a grant for that membership; deny → `access_denied`.
+ */
+@Injectable()
+export class ConsentService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly oauth: OAuthProviderService,
+    private readonly sessions: PersonSessionService,
+  ) {}
+
+  async show(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<ConsentOutcome> {
+    const details = await this.details(request, reply, uid);
+    if (details === undefined) return expired();
+    const person = await this.sessions.currentPerson(request);
+    if (person === null)
+      return { kind: 'redirect', url: this.sessions.signInUrl(`${CONSENT_PATH}/${details.uid}`) };
+    const csrf = this.sessions.csrfToken(request, reply);
+    const active = person.memberships.filter((m) => m.status === 'active');
+    if (active.length === 0)
+      return page(200, noMembershipPage({ csrf, uid: details.uid, personEmail: person.email }));
+    const clientId = String(details.params.client_id);
+    const client = await this.oauth.provider.Client.find(clientId);
+    if (client === undefined) return expired();
+    const identity = describeClient(
+      clientId,
+      client.clientName,
+      client.clientUri,
+      client.redirectUris,
+      client,
+    );
+    return page(
+      200,
+      consentPage({
+        csrf,
+        uid: details.uid,
+        personEmail: person.email,
+        clientName: identity.name,
+        clientHost: identity.host,
+        warning: identity.warning,
+        organizations: active.map((m) => ({
+          membershipId: m.membershipId,
+          name: m.organizationName,
+          slug: m.organizationSlug,
+        })),
+        scopes: this.requestedScopes(details.params.scope).map((scope) => ({
+          scope,
+          words: SCOPE_WORDS[scope],
+        })),
+      }),
+    );
+  }
+
+  async decide(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    uid: string,
+    form: { csrf?: string; decision?: string; membership?: string },
+  ): Promise<ConsentOutcome> {
+    if (!this.sessions.csrfValid(request, form.csrf))
+      return page(
+        403,
+        messagePage('This form expired', 'Go back to the application and connect again.'),
+      );
+    const details = await this.details(request, reply, uid);
+    if (details === undefined) return expired();
+    const person = await this.sessions.currentPerson(request);
+    if (person === null)
+      return { kind: 'redirect', url: this.sessions.signInUrl(`${CONSENT_PATH}/${details.uid}`) };
+    const provider = this.oauth.provider;
+
+    if (form.decision !== 'approve') {
+      const url = await provider.interactionResult(
+        request.raw,
+        reply.raw,
+        {
+          error: 'access_denied',
+          error_description: 'The person denied access to the application',
+        },
+        { mergeWithLastSubmission: false },
+      );
+      return { kind: 'redirect', url };
+    }
+
+    const membership = person.memberships.find(
+      (m) => m.membershipId === form.membership && m.status === 'active',
+    );
+    if (membership === undefined)
+      return page(
+        422,
+        messagePage('Choose an organisation', 'Go back and choose one of your organisations.'),
+      );
+    const clientId = String(details.params.client_id);
+    const grant = new provider.Grant({ accountId: membership.membershipId, clientId });
+    const oidcScopes = details.prompt.details.missingOIDCScope;
+    if (Array.isArray(oidcScopes) && oidcScopes.length > 0)
+      grant.addOIDCScope(oidcScopes.filter((s) => typeof s === 'string').join(' '));
+    grant.addResourceScope(
+      this.config.mcpUrl,
+      this.requestedScopes(details.params.scope).join(' '),
+    );
+    const grantId = await grant.save();
+    const url = await provider.interactionResult(
+      request.raw,
+      reply.raw,
+      { login: { accountId: membership.membershipId }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
+    return { kind: 'redirect', url };
+  }
+
+  /** The read scopes the client asked for; all of them when it named none. */
+  private requestedScopes(scope: unknown): (typeof OAUTH_SCOPES)[number][] {
+    const asked = (typeof scope === 'string' ? scope : '').split(' ').filter(isScope);
+    const granted = OAUTH_SCOPES.filter((s) => asked.includes(s));
+    return granted.length > 0 ? granted : [...OAUTH_SCOPES];
+  }
+
+  private async details(request: FastifyRequest, reply: FastifyReply, uid: string) {
+    try {
+      const details = await this.oauth.provider.interactionDetails(request.raw, reply.raw);
+      return details.uid === uid ? details : undefined;
+    } catch (err) {
+      if (err instanceof errors.SessionNotFound) return undefined;
+      throw err;
+    }
+  }
+}
+
+function page(status: number, html: string): ConsentOutcome {
+  return { kind: 'page', status, html };
+}
+
+function expired(): ConsentOutcome {
+  return page(
+    410,
+    messagePage(
+      'This authorization request expired',
+      'Go back to the application and connect again.',
+    ),
+  );
+}
+
+/** The client's name, the host it lives on, and why to be careful, for the consent page. */
+function describeClient(
+  clientId: string,
+  name: string | undefined,
+  clientUri: string | undefined,
+  redirectUris: readonly string[] | undefined,
+  client: object,
+): { name: string; host: string; warning?: string } {
+  const cimd = URL.parse(clientId);
+  const fromDocument = 'clientIdMetadataDocument' in client && cimd?.protocol === 'https:';
+  const redirect = URL.parse(redirectUris?.[0] ?? '');
+  const loopback = redirect !== null && LOOPBACK.has(redirect.hostname);
+  const host = fromDocument
+    ? cimd.host
+    : (URL.parse(clientUri ?? '')?.host ?? redirect?.host ?? 'an unknown host');
+  const warnings: string[] = [];
+  if (!fromDocument)
+    warnings.push(
+      'This application registered itself: its name and host are what it says about itself and were not verified.',
+    );
+  if (loopback)
+    warnings.push(
+      `After you decide, you are sent back to a program on this computer (${redirect.host}). Continue only if you started it.`,
+    );
+  return {
+    name: name ?? clientId,
+    host,
+    warning: warnings.length === 0 ? undefined : warnings.join(' '),
+  };
+}

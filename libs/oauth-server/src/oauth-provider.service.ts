@@ -1,0 +1,237 @@
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import {
+  errors,
+  Provider,
+  type ClientMetadata,
+  type Configuration,
+  type JWK,
+  type KoaContextWithOIDC,
+  type ResourceServer,
+} from 'oidc-provider';
+import { AppConfig } from '@app/config';
+import { newTokenSecret } from '@app/identity';
+import { hmac } from './browser-secrets.js';
+import { PostgresOidcAdapter } from './oidc-adapter.js';
+import { OAuthRecordsRepository } from './oauth-records.repository.js';
+import { messagePage } from './pages.js';
+import { OAUTH_SCOPES, writeScopeRefusal, writeScopesIn } from './scope-words.js';
+
+/** Where `oidc-provider` is mounted; its endpoints are `/oauth/authorize`, `/oauth/token`, … */
+export const OAUTH_MOUNT = '/oauth';
+/** The consent page of an authorization in progress (ours, not the library's). */
+export const CONSENT_PATH = '/consent';
+/** Largest Client ID Metadata Document fetched (bytes). */
+const CIMD_MAX_BYTES = 5 * 1024;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+function isLoopbackHttp(uri: unknown): boolean {
+  if (typeof uri !== 'string') return false;
+  const parsed = URL.parse(uri);
+  return parsed !== null && parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
+}
+
+/**
+ * The OAuth 2.1 authorization server: `oidc-provider` (certified, panva) configured for MCP
+ * clients. Authorization code + PKCE S256 only; Client ID Metadata Documents (SSRF-protected
+ * fetch) and Dynamic Client Registration; resource indicators bound to the MCP URL; rotating
+ * refresh tokens; revocation. Access tokens are our opaque `oat_` secrets stored as `api_tokens`
+ * rows (see {@link PostgresOidcAdapter}). Storage in Postgres, so any replica serves any step.
+ */
+@Injectable()
+export class OAuthProviderService implements OnModuleInit {
+  private readonly logger = new Logger(OAuthProviderService.name);
+  private built?: Provider;
+  private keys?: unknown[];
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly records: OAuthRecordsRepository,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.keys = await this.records.signingKeys(() => Promise.resolve(newSigningKey()));
+  }
+
+  /**
+   * The provider, built on first use: its issuer is the public base URL, final only once the
+   * server listens (PORT=0 in tests).
+   */
+  get provider(): Provider {
+    if (this.keys === undefined) throw new Error('The OAuth provider is not initialised yet');
+    this.built ??= this.build(this.keys);
+    return this.built;
+  }
+
+  /** The authorization server's issuer identifier (the PRM's `authorization_servers` entry). */
+  get issuer(): string {
+    return this.config.baseUrl;
+  }
+
+  private build(keys: readonly unknown[]): Provider {
+    const config = this.config;
+    const resource = config.mcpUrl;
+    const records = this.records;
+    let provider: Provider | undefined;
+    const clientName = async (clientId: string): Promise<string> => {
+      const client = await provider?.Client.find(clientId);
+      return client?.clientName ?? clientId;
+    };
+
+    const configuration: Configuration = {
+      adapter: (model: string) =>
+        new PostgresOidcAdapter(model, records, { clientName, defaultAudience: resource }),
+      clients: [],
+      async findAccount(_ctx, sub) {
+        const member = await records.findMembership(sub);
+        if (member === undefined) return undefined;
+        return {
+          accountId: sub,
+          claims: () => ({ sub, email: member.email, email_verified: true, name: member.name }),
+        };
+      },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+      // Recognised scopes (metadata, client registration); the read scopes are granted for the
+      // MCP resource only (getResourceServerInfo).
+      scopes: ['openid', 'offline_access', ...OAUTH_SCOPES],
+      responseTypes: ['code'],
+      pkce: { required: () => true },
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        id_token_signed_response_alg: 'ES256',
+      },
+      // RFC 8252 §7.3: a client whose redirect URIs are all http loopback is a native app, whose
+      // redirect may use any port (oidc-provider matches loopback ports loosely for native apps).
+      extraClientMetadata: {
+        properties: ['loopback_any_port'],
+        validator(_ctx, key, _value, metadata) {
+          if (key !== 'loopback_any_port') return;
+          const uris = metadata.redirect_uris;
+          if (
+            metadata.application_type !== 'native' &&
+            Array.isArray(uris) &&
+            uris.length > 0 &&
+            uris.every(isLoopbackHttp)
+          )
+            metadata.application_type = 'native';
+          delete metadata.loopback_any_port;
+        },
+      },
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true, initialAccessToken: false },
+        revocation: { enabled: true },
+        userinfo: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => resource,
+          useGrantedResource: () => true,
+          getResourceServerInfo(ctx, indicator): ResourceServer {
+            const write = writeScopesIn(
+              typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope : undefined,
+            );
+            if (write.length > 0)
+              throw new errors.InvalidScope(writeScopeRefusal(write), write.join(' '));
+            if (indicator !== resource)
+              throw new errors.InvalidTarget(`This server issues tokens for ${resource} only`);
+            return {
+              scope: OAUTH_SCOPES.join(' '),
+              audience: resource,
+              accessTokenTTL: config.oauthAccessTokenTtlSeconds,
+              accessTokenFormat: 'opaque',
+            };
+          },
+        },
+        clientIdMetadataDocument: {
+          enabled: true,
+          ack: 'draft-02',
+          cacheDuration: { min: 60, max: 24 * 3600 },
+        },
+      },
+      fetchResponseBodyLimits: { 'client_id metadata document': CIMD_MAX_BYTES },
+      // Development only (refused in production by the config): CIMD on this machine or a private
+      // network. The library's own fetch otherwise refuses every non-public address.
+      ...(config.oauthCimdAllowPrivateHosts
+        ? {
+            fetch: (url: string | URL | Request, init?: RequestInit) => {
+              const { dispatcher: _publicOnly, ...rest } = (init ?? {}) as RequestInit & {
+                dispatcher?: unknown;
+              };
+              return fetch(url, rest);
+            },
+          }
+        : {}),
+      ttl: {
+        AccessToken: config.oauthAccessTokenTtlSeconds,
+        AuthorizationCode: 60,
+        RefreshToken: config.oauthRefreshTokenTtlSeconds,
+        Grant: config.oauthRefreshTokenTtlSeconds,
+        Interaction: 600,
+        Session: config.sessionTtlSeconds,
+        IdToken: 3600,
+      },
+      rotateRefreshToken: true,
+      issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      // Every authorization asks the person (the organisation is chosen each time).
+      loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
+        const grantId = ctx.oidc.result?.consent?.grantId;
+        return grantId === undefined ? undefined : ctx.oidc.provider.Grant.find(grantId);
+      },
+      interactions: { url: (_ctx, interaction) => `${CONSENT_PATH}/${interaction.uid}` },
+      routes: {
+        authorization: '/authorize',
+        token: '/token',
+        registration: '/register',
+        revocation: '/revoke',
+        jwks: '/jwks',
+        end_session: '/session/end',
+      },
+      cookies: {
+        keys: config.confirmationKeys.map((k) => hmac(k, 'oidc-provider cookies v1')),
+      },
+      jwks: { keys: keys.filter(isJwk) },
+      enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+      discovery: {
+        service_documentation: `${config.baseUrl}/v1/openapi.json`,
+      },
+      renderError: (ctx, out) => {
+        ctx.type = 'html';
+        ctx.body = messagePage(
+          'Authorization failed',
+          typeof out.error_description === 'string' ? out.error_description : out.error,
+        );
+      },
+    };
+
+    provider = new Provider(config.baseUrl, configuration);
+    provider.proxy = config.trustProxy;
+    // Access tokens are our opaque `oat_` secrets, so /mcp authenticates them like any token.
+    // The library's own generator still runs first (it settles the token's format).
+    const prototype: object = provider.AccessToken.prototype;
+    const libraryGenerator: unknown = Reflect.get(prototype, 'generateTokenId');
+    if (typeof libraryGenerator !== 'function')
+      throw new Error('oidc-provider changed: AccessToken.generateTokenId is gone');
+    Reflect.set(prototype, 'generateTokenId', function generateOatSecret(this: object): string {
+      const libraryId: unknown = Reflect.apply(libraryGenerator, this, []);
+      if ('format' in this && this.format === 'opaque') return newTokenSecret('oauth');
+      if (typeof libraryId !== 'string') throw new Error('oidc-provider: token id is not a string');
+      return libraryId;
+    });
+    provider.on('server_error', (_ctx, err) => this.logger.error({ err }, 'OAuth server error'));
+    return provider;
+  }
+}
+
+function isJwk(value: unknown): value is JWK {
+  return typeof value === 'object' && value !== null && 'kty' in value;
+}
+
+/** A P-256 signing key (ID tokens, ES256; cheap to make), as a private JWK. */
+function newSigningKey(): Record<string, unknown> {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'ES256', use: 'sig' };
+}
+
+export type { ClientMetadata };

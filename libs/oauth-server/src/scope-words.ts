@@ -1,0 +1,30 @@
+import { READ_SCOPES, WRITE_SCOPES, type Scope } from '@app/identity';
+
+/** The scopes an OAuth client may be granted: read-only, today (PRODUCT §5, §11). */
+export const OAUTH_SCOPES: readonly Scope[] = READ_SCOPES;
+
+/** What each scope lets a client do, in the words the consent page uses. */
+export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
+  'portal_users:read': 'See the portal users of the organisation (names, e-mail addresses, status)',
+  'portal_users:write': 'Create, change, deactivate and delete portal users',
+  'accounts:read': 'See the customer accounts of the organisation',
+  'accounts:write': 'Create, change and delete customer accounts',
+  'audit:read': 'Read the organisation’s audit trail',
+};
+
+/** Why a write scope is refused, in the product's words (PRODUCT §2.1 `insufficient_scope`). */
+export function writeScopeRefusal(asked: readonly string[]): string {
+  return (
+    `OAuth access is read-only: ${asked.join(', ')} cannot be granted to an OAuth client. ` +
+    'OAuth tokens are read-only today; a personal token can carry write.'
+  );
+}
+
+export function writeScopesIn(scope: string | undefined): string[] {
+  const asked = (scope ?? '').split(' ').filter((s) => s.length > 0);
+  return asked.filter((s) => (WRITE_SCOPES as readonly string[]).includes(s) || s === 'org:admin');
+}
+
+export function isScope(value: string): value is Scope {
+  return Object.hasOwn(SCOPE_WORDS, value);
+}

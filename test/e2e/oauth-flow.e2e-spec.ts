@@ -1,0 +1,394 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokensService } from '@app/identity';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { BrowserAgent } from '../support/browser-agent.js';
+import type { Json } from '../support/mcp-peers.js';
+import { authorizeInBrowser, InMemoryOAuthClient, latestMailTo } from '../support/oauth-client.js';
+
+/**
+ * An MCP client connects by URL alone with the official v2 SDK's OAuth support: 401 → protected
+ * resource metadata → authorization server metadata → Dynamic Client Registration → the person
+ * signs in with the e-mail link and consents → token → tools; writes are refused as
+ * insufficient_scope with the product's advice; refresh, revocation and re-authorization.
+ */
+
+let t: TestServer;
+const OWNER = 'olivia.owner@acme.test';
+const REDIRECT = 'http://127.0.0.1:53682/callback';
+
+beforeAll(async () => {
+  t = await startTestServer({ logLevel: 'error' });
+});
+afterAll(async () => t?.close());
+
+const readMail = (email: string): Promise<string> => latestMailTo(t.url, t.tokens.owner, email);
+
+async function connect(provider: InMemoryOAuthClient): Promise<Client> {
+  const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { authProvider: provider }),
+  );
+  return client;
+}
+
+/** The HTTP status of a tools/list on /mcp with this bearer token. */
+async function mcpStatus(token: string): Promise<number> {
+  const response = await fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** Runs the whole interactive authorization once; returns a connected client. */
+async function authorize(provider: InMemoryOAuthClient, browser = new BrowserAgent(t.url)) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+    authProvider: provider,
+  });
+  const first = new Client({ name: 'oauth-e2e', version: '1.0.0' });
+  await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(provider.authorizationUrl).toBeDefined();
+  let consentHtml = '';
+  const callback = await authorizeInBrowser({
+    browser,
+    authorizationUrl: provider.authorizationUrl!,
+    redirectUrl: REDIRECT,
+    email: OWNER,
+    readMail,
+    onConsentPage: (html) => (consentHtml = html),
+  });
+  expect(callback.searchParams.get('iss')).toBe(t.url);
+  await transport.finishAuth(callback.searchParams);
+  return { client: await connect(provider), consentHtml, browser };
+}
+
+describe('the v2 SDK client authorizes by URL alone (DCR)', () => {
+  let provider: InMemoryOAuthClient;
+  let client: Client;
+  let consentHtml = '';
+
+  beforeAll(async () => {
+    provider = new InMemoryOAuthClient(REDIRECT);
+    const done = await authorize(provider);
+    client = done.client;
+    consentHtml = done.consentHtml;
+  });
+  afterAll(async () => client?.close());
+
+  it('the consent page named the client, its unverified status, the organisation and the scopes in words', () => {
+    expect(consentHtml).toContain('Test MCP client');
+    expect(consentHtml).toContain('registered itself');
+    expect(consentHtml).toContain('Acme');
+    expect(consentHtml).toContain('See the portal users of the organisation');
+    expect(consentHtml).toContain('Read the organisation’s audit trail');
+  });
+
+  it('gets an opaque oat_ access token bound to the MCP URL, and a refresh token', () => {
+    expect(provider.saved?.access_token).toMatch(/^oat_[0-9A-Za-z]{40}$/);
+    expect(provider.saved?.refresh_token).toBeDefined();
+    expect(provider.saved?.scope?.split(' ').sort()).toEqual([
+      'accounts:read',
+      'audit:read',
+      'portal_users:read',
+    ]);
+    expect(provider.information?.client_id).toBeDefined();
+  });
+
+  it('lists tools and calls a read tool', async () => {
+    const tools = await client.listTools();
+    expect(tools.tools.map((tool) => tool.name)).toContain('list_portal_users');
+    const result: Json = await client.callTool({ name: 'list_portal_users', arguments: {} });
+    expect(result.isError ?? false).toBe(false);
+  });
+
+  it('a write tool is insufficient_scope with the advice that a personal token can write', async () => {
+    const result: Json = await client.callTool({
+      name: 'create_portal_user',
+      arguments: { email: 'new.person@example.com', name: 'New Person' },
+    });
+    expect(result.isError).toBe(true);
+    const envelope = JSON.parse(result.content[0].text);
+    expect(envelope.error.code).toBe('insufficient_scope');
+    expect(envelope.error.message).toContain('OAuth access is read-only today');
+    expect(envelope.error.message).toContain('personal token');
+  });
+
+  it('refreshes: a new access token, the refresh token rotates, the old access token dies', async () => {
+    const before = provider.saved!;
+    const response = await fetch(`${t.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: before.refresh_token!,
+        client_id: provider.information!.client_id,
+      }),
+    });
+    const body: Json = await response.json();
+    expect(response.status).toBe(200);
+    expect(body.access_token).toMatch(/^oat_/);
+    expect(body.refresh_token).not.toBe(before.refresh_token);
+    expect(await mcpStatus(before.access_token)).toBe(401);
+    expect(await mcpStatus(body.access_token)).toBe(200);
+    provider.saveTokens({ ...before, ...body });
+    const me: Json = await client.callTool({ name: 'get_current_context', arguments: {} });
+    expect(me.isError ?? false).toBe(false);
+  });
+});
+
+/** A client registered by DCR, driven by hand (no SDK) to probe each refusal. */
+async function registerClient(redirect = REDIRECT): Promise<string> {
+  const response = await fetch(`${t.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Probe client',
+      redirect_uris: [redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const body: Json = await response.json();
+  expect(response.status).toBe(201);
+  return body.client_id;
+}
+
+const VERIFIER = 'a'.repeat(20) + 'B'.repeat(23) + '-._~0123456789';
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+
+function authorizeUrl(clientId: string, extra: Record<string, string | undefined> = {}): URL {
+  const url = new URL(`${t.url}/oauth/authorize`);
+  const params: Record<string, string | undefined> = {
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'portal_users:read',
+    state: 'st4te',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    resource: `${t.url}/mcp`,
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return url;
+}
+
+async function tokenRequest(
+  params: Record<string, string>,
+): Promise<{ status: number; body: Json }> {
+  const response = await fetch(`${t.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('refusals of the authorization server', () => {
+  let browser: BrowserAgent;
+  let clientId: string;
+
+  /** The callback URL after the person (already signed in) decides. */
+  async function decide(url: URL, decision: 'approve' | 'deny' = 'approve'): Promise<URL> {
+    return authorizeInBrowser({
+      browser,
+      authorizationUrl: url,
+      redirectUrl: REDIRECT,
+      email: OWNER,
+      readMail,
+      decision,
+    });
+  }
+
+  async function codeFor(url = authorizeUrl(clientId)): Promise<string> {
+    const callback = await decide(url);
+    const code = callback.searchParams.get('code');
+    if (code === null) throw new Error(`no code in ${callback.href}`);
+    return code;
+  }
+
+  beforeAll(async () => {
+    browser = new BrowserAgent(t.url);
+    clientId = await registerClient();
+  });
+
+  it('deny on the consent page → access_denied to the client, with iss', async () => {
+    const callback = await decide(authorizeUrl(clientId), 'deny');
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    expect(callback.searchParams.get('state')).toBe('st4te');
+    expect(callback.searchParams.get('iss')).toBe(t.url);
+  });
+
+  it('a write scope → invalid_scope, advising a personal token', async () => {
+    const callback = await decide(authorizeUrl(clientId, { scope: 'portal_users:write' }));
+    expect(callback.searchParams.get('error')).toBe('invalid_scope');
+    expect(callback.searchParams.get('error_description')).toContain('personal token');
+  });
+
+  it('no PKCE, or plain PKCE → refused before any sign-in', async () => {
+    for (const extra of [
+      { code_challenge: undefined, code_challenge_method: undefined },
+      { code_challenge: VERIFIER, code_challenge_method: 'plain' },
+    ]) {
+      const callback = await decide(authorizeUrl(clientId, extra));
+      expect(callback.searchParams.get('error')).toBe('invalid_request');
+    }
+  });
+
+  it('a redirect URI that is not registered → an error page, never a redirect there', async () => {
+    const response = await browser.fetch(
+      authorizeUrl(clientId, { redirect_uri: 'https://attacker.example/cb' }).href,
+    );
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('redirect_uri');
+  });
+
+  it('a loopback redirect URI on another port is accepted (RFC 8252)', async () => {
+    const other = 'http://127.0.0.1:61000/callback';
+    const url = authorizeUrl(clientId, { redirect_uri: other });
+    const callback = await authorizeInBrowser({
+      browser,
+      authorizationUrl: url,
+      redirectUrl: other,
+      email: OWNER,
+      readMail,
+    });
+    expect(callback.searchParams.get('code')).not.toBeNull();
+  });
+
+  it('a wrong code verifier → invalid_grant', async () => {
+    const code = await codeFor();
+    const refused = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: 'x'.repeat(43),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+  });
+
+  it('code reuse → invalid_grant, and the tokens issued from it stop working', async () => {
+    const code = await codeFor();
+    const params = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    };
+    const first = await tokenRequest(params);
+    expect(first.status).toBe(200);
+    expect(await mcpStatus(first.body.access_token)).toBe(200);
+    const second = await tokenRequest(params);
+    expect(second.body.error).toBe('invalid_grant');
+    expect(await mcpStatus(first.body.access_token)).toBe(401);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: clientId,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  it('refresh token reuse → invalid_grant, and the whole grant is revoked', async () => {
+    const code = await codeFor();
+    const issued = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    });
+    const params = {
+      grant_type: 'refresh_token',
+      refresh_token: issued.body.refresh_token,
+      client_id: clientId,
+    };
+    const rotated = await tokenRequest(params);
+    expect(rotated.status).toBe(200);
+    const reused = await tokenRequest(params);
+    expect(reused.body.error).toBe('invalid_grant');
+    expect(await mcpStatus(rotated.body.access_token)).toBe(401);
+    const next = await tokenRequest({ ...params, refresh_token: rotated.body.refresh_token });
+    expect(next.body.error).toBe('invalid_grant');
+  });
+
+  it('an OAuth token is refused by the REST API (its audience is the MCP URL)', async () => {
+    const code = await codeFor();
+    const issued = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    });
+    const rest = await t.request('/v1/me', { token: issued.body.access_token });
+    expect(rest.status).toBe(401);
+    const body: Json = await rest.json();
+    expect(body.error.code).toBe('INVALID_TOKEN');
+  });
+
+  it('a token for another audience is refused by /mcp as INVALID_TOKEN', async () => {
+    const tokens = t.server.app.get(TokensService);
+    const me: Json = await (await t.request('/v1/me', { token: 'owner' })).json();
+    const issued = await tokens.issue({
+      organizationId: me.organization.id,
+      userId: me.person.id,
+      kind: 'oauth',
+      name: 'elsewhere',
+      scopes: ['portal_users:read'],
+      audience: 'https://elsewhere.example/mcp',
+    });
+    expect(await mcpStatus(issued.secret)).toBe(401);
+  });
+});
+
+describe('connected clients', () => {
+  it('GET /v1/tokens lists the grant with its client name and last use; revoking it ends access and refresh, and re-authorization works', async () => {
+    const provider = new InMemoryOAuthClient(REDIRECT, undefined, 'Connected clients probe');
+    const { client } = await authorize(provider);
+    const listed: Json = await client.callTool({ name: 'get_current_context', arguments: {} });
+    expect(listed.isError ?? false).toBe(false);
+
+    const page: Json = await (await t.request('/v1/tokens?limit=100', { token: 'owner' })).json();
+    const grant = page.data.find((row: Json) => row.client_name === 'Connected clients probe');
+    expect(grant).toMatchObject({ kind: 'oauth', status: 'active' });
+    expect(grant.last_used_at).not.toBeNull();
+    expect(grant.token_prefix.startsWith('oat_')).toBe(true);
+
+    const revoked = await t.request(`/v1/tokens/${grant.id}`, { token: 'owner', method: 'DELETE' });
+    expect(revoked.status).toBe(200);
+    expect(await mcpStatus(provider.saved!.access_token)).toBe(401);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: provider.saved!.refresh_token!,
+      client_id: provider.information!.client_id,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+    await client.close();
+
+    // The same client authorizes again (a new grant) and works.
+    provider.saved = undefined;
+    const again = await authorize(provider);
+    const ok: Json = await again.client.callTool({ name: 'list_portal_users', arguments: {} });
+    expect(ok.isError ?? false).toBe(false);
+    await again.client.close();
+  });
+});

@@ -1,0 +1,138 @@
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { BrowserAgent, firstUrl, hiddenField } from './browser-agent.js';
+import type { Json } from './mcp-peers.js';
+
+/**
+ * The v2 SDK's OAuth client provider, kept in memory, as a native MCP client implements it: a
+ * loopback redirect URI, and (optionally) a Client ID Metadata Document URL instead of DCR.
+ */
+export class InMemoryOAuthClient implements OAuthClientProvider {
+  information?: StoredOAuthClientInformation;
+  saved?: StoredOAuthTokens;
+  verifier = '';
+  authorizationUrl?: URL;
+
+  constructor(
+    readonly redirectUrl: string,
+    readonly clientMetadataUrl?: string,
+    readonly name = 'Test MCP client',
+  ) {}
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  clientInformation(): StoredOAuthClientInformation | undefined {
+    return this.information;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation): void {
+    this.information = info;
+  }
+  tokens(): StoredOAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+/** Reads the newest mail to `email` from the outbox (the embedded default's mail service). */
+export async function latestMailTo(
+  baseUrl: string,
+  ownerToken: string,
+  email: string,
+): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/mail/outbox?to=${encodeURIComponent(email)}`, {
+    headers: { authorization: `Bearer ${ownerToken}` },
+  });
+  const page: Json = await response.json();
+  const text: unknown = page?.data?.[0]?.text;
+  if (typeof text !== 'string') throw new Error(`no mail to ${email}`);
+  return text;
+}
+
+/**
+ * What a person does in the browser between the client's redirect and its callback: follows the
+ * authorization URL, signs in with the e-mail link when asked, and approves (or denies) on the
+ * consent page. Returns the callback URL the browser is finally sent to.
+ */
+export async function authorizeInBrowser(options: {
+  browser: BrowserAgent;
+  authorizationUrl: URL;
+  redirectUrl: string;
+  email: string;
+  readMail: (email: string) => Promise<string>;
+  decision?: 'approve' | 'deny';
+  onConsentPage?: (html: string) => void;
+}): Promise<URL> {
+  const { browser } = options;
+  let next = options.authorizationUrl.href;
+  for (let hop = 0; hop < 20; hop++) {
+    if (next.startsWith(options.redirectUrl)) return new URL(next);
+    const response = await browser.fetch(next);
+    const location = response.headers.get('location');
+    if (location !== null) {
+      next = new URL(location, next).href;
+      continue;
+    }
+    const html = await response.text();
+    if (response.status !== 200) throw new Error(`${response.status} at ${next}:\n${html}`);
+    const url = new URL(next);
+    if (url.pathname === '/signin') {
+      const sent = await browser.fetch('/signin', {
+        form: {
+          csrf: hiddenField(html, 'csrf'),
+          return_to: hiddenField(html, 'return_to'),
+          email: options.email,
+        },
+      });
+      if (sent.status !== 200) throw new Error(`sign-in form answered ${sent.status}`);
+      const link = firstUrl(await options.readMail(options.email));
+      const confirm = await (await browser.fetch(link)).text();
+      const used = await browser.fetch('/signin/link', {
+        form: { csrf: hiddenField(confirm, 'csrf'), token: hiddenField(confirm, 'token') },
+      });
+      const back = used.headers.get('location');
+      if (back === null) throw new Error(`sign-in link answered ${used.status}`);
+      next = new URL(back, next).href;
+      continue;
+    }
+    if (url.pathname.startsWith('/consent/')) {
+      options.onConsentPage?.(html);
+      const form: Record<string, string> = {
+        csrf: hiddenField(html, 'csrf'),
+        decision: options.decision ?? 'approve',
+      };
+      const membership = /name="membership" value="([^"]+)"/.exec(html)?.[1];
+      if (membership !== undefined) form.membership = membership;
+      const decided = await browser.fetch(`${url.pathname}/confirm`, { form });
+      const after = decided.headers.get('location');
+      if (after === null)
+        throw new Error(`consent answered ${decided.status}: ${await decided.text()}`);
+      next = new URL(after, next).href;
+      continue;
+    }
+    throw new Error(`unexpected page at ${next}:\n${html}`);
+  }
+  throw new Error('too many redirects');
+}
