@@ -1378,13 +1378,13 @@ describe('image and compose hardening', () => {
   });
 
   it('compose runs the server and the migration read-only, without capabilities; Redis is there', () => {
-    const compose: {
+    const composeFile: {
       services: Record<string, { read_only?: boolean; cap_drop?: string[]; image?: string }>;
     } = parse(read('docker-compose.yml'));
     for (const name of ['server', 'migrate', 'redis']) {
-      expect(compose.services[name]?.read_only, name).toBe(true);
-      expect(compose.services[name]?.cap_drop, name).toEqual(['ALL']);
+      expect(composeFile.services[name]?.read_only, name).toBe(true);
+      expect(composeFile.services[name]?.cap_drop, name).toEqual(['ALL']);
     }
-    expect(compose.services.redis?.image).toMatch(/^redis:/);
+    expect(composeFile.services.redis?.image).toMatch(/^redis:/);
   });
 });

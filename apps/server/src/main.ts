@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   if (server.demoTokensFile) logger.log(`Demo tokens:  ${server.demoTokensFile}`);
   // A person at a terminal gets the three useful lines at the end, whatever LOG_LEVEL says; log
   // shippers (stdout not a TTY) get JSON only.
-  if (process.stdout.isTTY === true) {
+  if (process.stdout.isTTY) {
     const lines = [
       '',
       `  MCP endpoint  ${base}/mcp`,
