@@ -108,7 +108,7 @@ describe('REST /v1/accounts', () => {
         error: {
           code: 'CONFLICT',
           message: 'external_id is already used by another account in this organisation',
-          details: { field: 'external_id' },
+          details: [{ field: 'external_id', message: 'is already used in this organisation' }],
         },
       });
       const duplicate = await call(t, 'POST', '/v1/accounts', {
@@ -119,7 +119,7 @@ describe('REST /v1/accounts', () => {
         error: {
           code: 'DUPLICATE_ERROR',
           message: 'An account with this tax_id already exists in this organisation',
-          details: { field: 'tax_id' },
+          details: [{ field: 'tax_id', message: 'is already used in this organisation' }],
         },
       });
       const initech = await findAccount(t, 'Initech');

@@ -254,6 +254,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         id: c.id,
         tool: c.tool,
         status: c.status,
+        outcome: c.status === 'VALIDATION_ERROR' ? 'tool_error' : 'ok',
         is_error: c.is_error,
         era: '2026-07-28',
         protocol_version: '2026-07-28',
@@ -312,8 +313,9 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
       const list = await call(t, 'GET', '/v1/mcp/tool-calls?limit=1');
       const got = await call(t, 'GET', `/v1/mcp/tool-calls/${list.body.data[0].id}`);
       expect(got.status).toBe(200);
-      expect(matchesSchema('ToolCallDto', got.body)).toEqual([]);
-      expect(got.body).toEqual(list.body.data[0]);
+      expect(matchesSchema('ToolCallDetailDto', got.body)).toEqual([]);
+      // The detail is the listed row plus what the call used and wrote.
+      expect(got.body).toEqual({ ...list.body.data[0], confirmation: null, audit_events: [] });
       for (const id of [globexCalls[0].id, randomUUID()]) {
         const r = await call(t, 'GET', `/v1/mcp/tool-calls/${id}`);
         expect(r.status).toBe(404);
@@ -466,7 +468,8 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         tool_call_id: calls[2].id,
       });
       const toolCall = await call(t, 'GET', `/v1/mcp/tool-calls/${calls[2].id}`);
-      expect(r.body.tool_call).toEqual(toolCall.body);
+      const { confirmation: _used, audit_events: _wrote, ...row } = toolCall.body;
+      expect(r.body.tool_call).toEqual(row);
       expect(ids(r.body.audit_events)).toEqual(auditIds);
       expect(r.body.audit_events[0]).toMatchObject({
         action: 'portal_user.deactivated',

@@ -286,7 +286,7 @@ describe('REST /v1/portal-users', () => {
           error: {
             code: 'DUPLICATE_ERROR',
             message: 'A portal user with this email already exists in this organisation',
-            details: { field: 'email' },
+            details: [{ field: 'email', message: 'is already used in this organisation' }],
           },
         });
       });
@@ -308,7 +308,7 @@ describe('REST /v1/portal-users', () => {
           error: {
             code: 'CONFLICT',
             message: 'external_id is already used by another portal user in this organisation',
-            details: { field: 'external_id' },
+            details: [{ field: 'external_id', message: 'is already used in this organisation' }],
           },
         });
       });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ToolCatalog } from '@app/mcp-tools';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { byText, type Json } from './platform-api.fixtures.js';
 
@@ -71,6 +72,31 @@ describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
     expect(Object.keys(doc.components.schemas.PortalUserDto.properties)).toContain(
       'invitation_expires_at',
     );
+  });
+
+  it('describes every input field with the same sentence the MCP tool schema carries (one source)', () => {
+    const catalog = new ToolCatalog();
+    const toolProps = (tool: string): Json => catalog.get(tool)!.inputSchema.properties;
+    const create = doc.components.schemas.CreatePortalUserDto.properties;
+    for (const [name, schema] of Object.entries<Json>(toolProps('create_portal_user')))
+      expect(create[name]?.description, name).toBe(schema.description);
+    const query: Json[] = doc.paths['/v1/portal-users'].get.parameters;
+    for (const [name, schema] of Object.entries<Json>(toolProps('list_portal_users'))) {
+      const param = query.find((p) => p.name === name);
+      expect(param?.description, name).toBe(schema.description);
+    }
+  });
+
+  it('types error details: field-level codes as [{field, message}], others as an object', () => {
+    const details = doc.components.schemas.ApiErrorBody.properties.details;
+    expect(details.oneOf).toEqual([
+      { type: 'array', items: { $ref: '#/components/schemas/ApiFieldError' } },
+      { type: 'object', additionalProperties: true },
+    ]);
+    expect(doc.components.schemas.ApiFieldError.required.sort(byText)).toEqual([
+      'field',
+      'message',
+    ]);
   });
 
   it('describes the bearer tokens as what they are: opaque pat_/oat_ secrets, not JWTs', () => {

@@ -4,6 +4,7 @@ import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AccessGuard, AccessModule } from '@app/access';
+import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule, isDatabaseUnavailable } from '@app/database';
 import { DemoModule } from '@app/demo';
@@ -103,6 +104,7 @@ export class AppModule {
         McpHistoryModule,
         McpServerModule,
         OAuthServerModule,
+        AdminConsoleModule,
       ],
       providers: [
         {
@@ -121,6 +123,8 @@ export class AppModule {
               unavailable: isDatabaseUnavailable,
             }),
         },
+        // The admin console's same-origin session first; everything else is a bearer token.
+        { provide: APP_GUARD, useExisting: ConsoleSessionGuard },
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useExisting: TokenRateLimitGuard },
         { provide: APP_GUARD, useExisting: AccessGuard },

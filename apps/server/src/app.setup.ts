@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import { defaultAdminConsoleDir, registerAdminConsole } from '@app/admin-console';
 import type { AppConfig } from '@app/config';
 import { poolStats } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
@@ -76,6 +77,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   registerMcpRejectionMetrics(fastify, metrics);
   registerHttpMetrics(fastify, metrics);
   registerIpRateLimit(fastify, app.get(RateLimitService), app.get(InternalDispatchRegistry));
+  registerAdminConsole(fastify, { dir: defaultAdminConsoleDir() });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     done(null, payload);

@@ -1,6 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
-import { OptionalNotNull, Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { Input, OptionalNotNull, Out, PageQueryDto, Trim } from '@app/rest-contract';
 
 const NAME_MAX = 200;
 const EXTERNAL_ID_MAX = 200;
@@ -9,15 +8,18 @@ const TAX_ID_SHAPE = /^[0-9A-Za-z][0-9A-Za-z ./-]*$/;
 const TAX_ID_MESSAGE = 'must contain letters and digits (spaces, ".", "/" and "-" allowed)';
 
 export class AccountIdParamsDto {
-  @ApiProperty({ format: 'uuid', description: 'Account id.' })
+  @Input.required({
+    format: 'uuid',
+    description: 'The account’s id (a uuid), as list_accounts returns it.',
+  })
   @IsUUID('all')
   id: string;
 }
 
 export class ListAccountsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({
-    description: 'Text contained in the account name (case-insensitive).',
+  @Input.optional({
     maxLength: 200,
+    description: 'Only accounts whose name contains this text, ignoring case.',
   })
   @IsOptional()
   @Trim()
@@ -28,18 +30,23 @@ export class ListAccountsQueryDto extends PageQueryDto {
 }
 
 export class CreateAccountDto {
-  @ApiProperty({ maxLength: NAME_MAX, example: 'Initech' })
+  @Input.required({
+    maxLength: NAME_MAX,
+    example: 'Initech',
+    description: 'The company’s name.',
+  })
   @Trim()
   @IsString()
   @MinLength(1, { message: 'must not be empty' })
   @MaxLength(NAME_MAX)
   name: string;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
-    description: 'Id in an external system (CRM); unique in the organisation (409 CONFLICT).',
+    description:
+      'The company’s id in another system (e.g. a CRM); unique in the organisation (else CONFLICT).',
   })
   @IsOptional()
   @Trim()
@@ -48,13 +55,13 @@ export class CreateAccountDto {
   @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     nullable: true,
     maxLength: TAX_ID_MAX,
     example: '12.345.678/0001-90',
     description:
-      'Tax id; unique in the organisation ignoring punctuation and case (409 DUPLICATE_ERROR).',
+      'The company’s tax id (letters, digits, spaces, . / -); unique ignoring punctuation and case (else DUPLICATE_ERROR).',
   })
   @IsOptional()
   @Trim()
@@ -66,7 +73,7 @@ export class CreateAccountDto {
 
 /** PATCH: only the fields present change; `null` clears `external_id` / `tax_id`. */
 export class UpdateAccountDto {
-  @ApiPropertyOptional({ maxLength: NAME_MAX })
+  @Input.optional({ maxLength: NAME_MAX, description: 'New company name.' })
   @OptionalNotNull()
   @Trim()
   @IsString()
@@ -74,11 +81,11 @@ export class UpdateAccountDto {
   @MaxLength(NAME_MAX)
   name?: string;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
-    description: '`null` clears it.',
+    description: 'New id in another system, unique in the organisation; null clears it.',
   })
   @IsOptional()
   @Trim()
@@ -87,11 +94,11 @@ export class UpdateAccountDto {
   @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     nullable: true,
     maxLength: TAX_ID_MAX,
-    description: '`null` clears it.',
+    description: 'New tax id, unique in the organisation; null clears it.',
   })
   @IsOptional()
   @Trim()

@@ -132,20 +132,16 @@ export class AccountsRepository {
 
 const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
   uq_accounts_org_external_id: () =>
-    new DomainError(
+    DomainError.taken(
       'CONFLICT',
+      'external_id',
       'external_id is already used by another account in this organisation',
-      {
-        field: 'external_id',
-      },
     ),
   uq_accounts_org_tax_id: () =>
-    new DomainError(
+    DomainError.taken(
       'DUPLICATE_ERROR',
+      'tax_id',
       'An account with this tax_id already exists in this organisation',
-      {
-        field: 'tax_id',
-      },
     ),
 };
 

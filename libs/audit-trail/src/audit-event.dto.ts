@@ -1,6 +1,5 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
-import { Out, PageQueryDto } from '@app/rest-contract';
+import { Input, Out, PageQueryDto } from '@app/rest-contract';
 import {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
@@ -10,40 +9,60 @@ import {
 
 /** `GET /v1/audit-events` filters (+ `limit`, `cursor`). */
 export class ListAuditEventsQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only events by this person (user id).' })
+  @Input.optional({
+    format: 'uuid',
+    description:
+      'Only events by this person: a user id (get_current_context shows yours; events show actor_user_id).',
+  })
   @IsOptional()
   @IsUUID('all')
   actor?: string;
 
-  @ApiPropertyOptional({ enum: AUDIT_ACTIONS })
+  @Input.optional({
+    enum: AUDIT_ACTIONS,
+    description: 'Only events of this action, e.g. portal_user.created.',
+  })
   @IsOptional()
   @IsIn(AUDIT_ACTIONS)
   action?: string;
 
-  @ApiPropertyOptional({ enum: AUDIT_RESOURCE_TYPES })
+  @Input.optional({
+    enum: AUDIT_RESOURCE_TYPES,
+    description: 'Only events about this kind of record.',
+  })
   @IsOptional()
   @IsIn(AUDIT_RESOURCE_TYPES)
   resource_type?: string;
 
-  @ApiPropertyOptional({ format: 'uuid' })
+  @Input.optional({
+    format: 'uuid',
+    description:
+      'Only events about this record: its id (e.g. from list_portal_users or list_accounts).',
+  })
   @IsOptional()
   @IsUUID('all')
   resource_id?: string;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     enum: AUDIT_CHANNELS,
-    description: '`api` (REST) or `mcp` (an agent through the MCP server).',
+    description: 'Only events that came through this channel: api (REST) or mcp (an agent).',
   })
   @IsOptional()
   @IsIn(AUDIT_CHANNELS)
   channel?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events at or after this instant.' })
+  @Input.optional({
+    format: 'date-time',
+    description: 'Only events at or after this instant (ISO 8601, e.g. 2026-01-31T00:00:00Z).',
+  })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
   since?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Events before this instant.' })
+  @Input.optional({
+    format: 'date-time',
+    description: 'Only events before this instant (ISO 8601); must be after since.',
+  })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'must be an ISO 8601 date-time' })
   until?: string;

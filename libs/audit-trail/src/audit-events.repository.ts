@@ -123,4 +123,13 @@ export class AuditEventsRepository {
       [organizationId, confirmationId],
     );
   }
+
+  /** The events one request wrote (a tool call's, through its request id), oldest first. */
+  ofRequest(organizationId: string, requestId: string): Promise<AuditEventRow[]> {
+    return this.ds.query<AuditEventRow[]>(
+      `SELECT ${COLUMNS} FROM audit_events WHERE organization_id = $1 AND request_id = $2
+        ORDER BY occurred_at, id`,
+      [organizationId, requestId],
+    );
+  }
 }

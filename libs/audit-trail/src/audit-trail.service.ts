@@ -75,6 +75,14 @@ export class AuditTrail {
     return (await this.events.ofConfirmation(organizationId, confirmationId)).map(toDto);
   }
 
+  /** What one request wrote (for the admins' tool-call detail: a call's writes share its request id). */
+  async eventsOfRequest(
+    organizationId: string,
+    requestId: string,
+  ): Promise<Plain<AuditEventDto>[]> {
+    return (await this.events.ofRequest(organizationId, requestId)).map(toDto);
+  }
+
   async list(query: ListAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
     if (
       query.since !== undefined &&

@@ -32,6 +32,16 @@ export class DomainError extends Error {
     return new DomainError('VALIDATION_ERROR', message, details);
   }
 
+  /**
+   * A unique value is taken. `details` has the same field-level shape as VALIDATION_ERROR
+   * (`[{"field","message"}]`): every code with field details uses that one array shape.
+   */
+  static taken(code: 'DUPLICATE_ERROR' | 'CONFLICT', field: string, message: string): DomainError {
+    return new DomainError(code, message, [
+      { field, message: 'is already used in this organisation' },
+    ] satisfies FieldError[]);
+  }
+
   toEnvelope(): ErrorEnvelope {
     return toEnvelope(this.code, this.message, this.details);
   }

@@ -32,6 +32,8 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       return true;
     // passport puts the strategy's principal on `request.user`.
     const request = ctx.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
+    // The admin console's session guard ran first and authenticated this same-origin request.
+    if (this.context.authenticatedBySession(request)) return true;
     const handle = request.headers[INTERNAL_DISPATCH_HEADER];
     if (typeof handle === 'string') {
       const caller = this.dispatches.take(handle);

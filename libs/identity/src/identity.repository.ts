@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
-import type { MembershipStatus, Permission, Role } from './access-vocabulary.js';
-import { MembershipEntity, OrganizationEntity, UserEntity } from './entities.js';
+import type { MembershipStatus, Permission, Role, TokenKind } from './access-vocabulary.js';
+import { ApiTokenEntity, MembershipEntity, OrganizationEntity, UserEntity } from './entities.js';
 
 export interface MemberView {
   membershipId: string;
@@ -97,5 +97,38 @@ export class IdentityRepository {
   ): Promise<boolean> {
     const r = await manager.update(MembershipEntity, { organizationId, userId }, change);
     return (r.affected ?? 0) === 1;
+  }
+
+  /**
+   * Names and e-mails of people by id, for views that store only ids (the MCP history). Callers
+   * pass ids read from their own organisation's rows.
+   */
+  async describePeople(
+    ids: readonly string[],
+  ): Promise<{ id: string; name: string; email: string }[]> {
+    if (ids.length === 0) return [];
+    return this.users
+      .createQueryBuilder('u')
+      .select(['u.id AS id', 'u.name AS name', 'u.email AS email'])
+      .where('u.id = ANY(CAST(:ids AS uuid[]))', { ids: [...ids] })
+      .orderBy('u.name', 'ASC')
+      .getRawMany<{ id: string; name: string; email: string }>();
+  }
+
+  /** Names and kinds of an organisation's tokens by id (never anything secret). */
+  async describeTokens(
+    organizationId: string,
+    ids: readonly string[],
+  ): Promise<{ id: string; name: string; kind: TokenKind }[]> {
+    if (ids.length === 0) return [];
+    return this.users.manager
+      .createQueryBuilder(ApiTokenEntity, 't')
+      .select(['t.id AS id', 't.name AS name', 't.kind AS kind'])
+      .where('t.organization_id = :organizationId AND t.id = ANY(CAST(:ids AS uuid[]))', {
+        organizationId,
+        ids: [...ids],
+      })
+      .orderBy('t.name', 'ASC')
+      .getRawMany<{ id: string; name: string; kind: TokenKind }>();
   }
 }

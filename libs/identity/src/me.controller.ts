@@ -28,7 +28,10 @@ class MeOrganization {
 }
 class MeToken {
   @Out.uuid() id: string;
-  @Out.enum(['personal', 'oauth']) kind: TokenKind;
+  @Out.enum(['personal', 'oauth', 'session'], {
+    description: '`session`: the admin console’s signed-in person, standing in for a token',
+  })
+  kind: TokenKind | 'session';
   @Out.enumArray(SCOPES, { description: 'What the token reaches; write implies read' })
   scopes: Scope[];
   @Out.string({ nullable: true, description: 'The MCP client the token was issued to' })

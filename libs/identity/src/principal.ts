@@ -2,8 +2,9 @@ import type { MembershipStatus, Permission, Role, Scope, TokenKind } from './acc
 
 /** Who is calling: the token, its organisation, and the person who authorized it. */
 export interface Principal {
+  /** The token's id; for the admin console's session (kind `session`), the session's id. */
   tokenId: string;
-  tokenKind: TokenKind;
+  tokenKind: TokenKind | 'session';
   scopes: readonly Scope[];
   /** The MCP client the token was issued to (OAuth), or the name a person gave a personal token. */
   clientName: string | null;

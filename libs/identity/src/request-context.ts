@@ -7,6 +7,8 @@ interface RequestStore extends ClsStore {
   caller?: CallerContext;
 }
 
+const sessionRequests = new WeakSet<object>();
+
 /**
  * Per-request data (caller, channel, request id) in AsyncLocalStorage, typed. Set once by the
  * authentication guard; read by services that stamp the audit trail.
@@ -17,6 +19,20 @@ export class RequestContext {
 
   setCaller(caller: CallerContext): void {
     this.cls.set('caller', caller);
+  }
+
+  /**
+   * Sets the caller of a request authenticated by a browser session (the admin console's) and
+   * remembers that request, so the bearer guard lets it through. Keyed on the request object, not
+   * on the async context: an in-process dispatch runs inside its outer request's context.
+   */
+  setSessionCaller(request: object, caller: CallerContext): void {
+    this.setCaller(caller);
+    sessionRequests.add(request);
+  }
+
+  authenticatedBySession(request: object): boolean {
+    return sessionRequests.has(request);
   }
 
   /** The authenticated caller; a programming error if read on a public route. */

@@ -22,3 +22,15 @@ export {
   ListConfirmationsQueryDto,
 } from './confirmation-history.dto.js';
 export { MCP_HISTORY_ENDPOINTS } from './mcp-history.endpoints.js';
+export {
+  outcomeOf,
+  REFUSAL_STATUSES,
+  TOOL_CALL_OUTCOMES,
+  type ToolCallOutcome,
+} from './tool-call-outcome.js';
+export {
+  ToolCallDetailDto,
+  ToolCallFacetsDto,
+  ToolCallSeriesDto,
+  ToolCallSeriesQueryDto,
+} from './tool-call-activity.dto.js';

@@ -17,6 +17,12 @@ import {
 } from './confirmation-history.dto.js';
 import { McpHistoryService } from './mcp-history.service.js';
 import {
+  ToolCallDetailDto,
+  ToolCallFacetsDto,
+  ToolCallSeriesDto,
+  ToolCallSeriesQueryDto,
+} from './tool-call-activity.dto.js';
+import {
   ListToolCallsQueryDto,
   ToolCallDto,
   ToolCallIdParamsDto,
@@ -48,12 +54,39 @@ export class McpHistoryController {
     return this.history.listToolCalls(query);
   }
 
+  @Get('tool-calls/per-minute')
+  @RequiresAccess(AUDIT_READ)
+  @ApiOperation({
+    operationId: 'getMcpToolCallSeries',
+    summary: 'Tool calls per minute by outcome, with the p95 duration (at most 24 hours)',
+  })
+  @ApiOkResponse({ type: ToolCallSeriesDto })
+  @ApiErrors('VALIDATION_ERROR', ...AUTH_ERROR_CODES)
+  toolCallSeries(@Query() query: ToolCallSeriesQueryDto): Promise<Plain<ToolCallSeriesDto>> {
+    return this.history.toolCallSeries(query);
+  }
+
+  @Get('tool-calls/facets')
+  @RequiresAccess(AUDIT_READ)
+  @ApiOperation({
+    operationId: 'getMcpToolCallFacets',
+    summary: 'The tools, statuses, clients, people and tokens of the last 30 days of calls',
+  })
+  @ApiOkResponse({ type: ToolCallFacetsDto })
+  @ApiErrors(...AUTH_ERROR_CODES)
+  toolCallFacets(): Promise<Plain<ToolCallFacetsDto>> {
+    return this.history.toolCallFacets();
+  }
+
   @Get('tool-calls/:id')
   @RequiresAccess(AUDIT_READ)
-  @ApiOperation({ operationId: 'getMcpToolCall', summary: 'One MCP tool call' })
-  @ApiOkResponse({ type: ToolCallDto })
+  @ApiOperation({
+    operationId: 'getMcpToolCall',
+    summary: 'One MCP tool call, the confirmation it presented and the audit events it wrote',
+  })
+  @ApiOkResponse({ type: ToolCallDetailDto })
   @ApiErrors('VALIDATION_ERROR', 'NOT_FOUND', ...AUTH_ERROR_CODES)
-  getToolCall(@Param() params: ToolCallIdParamsDto): Promise<Plain<ToolCallDto>> {
+  getToolCall(@Param() params: ToolCallIdParamsDto): Promise<Plain<ToolCallDetailDto>> {
     return this.history.getToolCall(params.id);
   }
 

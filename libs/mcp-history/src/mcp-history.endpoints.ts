@@ -6,11 +6,12 @@ import {
   ListConfirmationsQueryDto,
 } from './confirmation-history.dto.js';
 import {
-  ListToolCallsQueryDto,
-  ToolCallDto,
-  ToolCallIdParamsDto,
-  ToolCallPageDto,
-} from './tool-call.dto.js';
+  ToolCallDetailDto,
+  ToolCallFacetsDto,
+  ToolCallSeriesDto,
+  ToolCallSeriesQueryDto,
+} from './tool-call-activity.dto.js';
+import { ListToolCallsQueryDto, ToolCallIdParamsDto, ToolCallPageDto } from './tool-call.dto.js';
 
 /** The MCP history REST endpoints (admin queries) and the DTO classes of their input and output. */
 export const MCP_HISTORY_ENDPOINTS = {
@@ -21,12 +22,25 @@ export const MCP_HISTORY_ENDPOINTS = {
     query: ListToolCallsQueryDto,
     response: ToolCallPageDto,
   },
+  toolCallSeries: {
+    method: 'GET',
+    path: '/v1/mcp/tool-calls/per-minute',
+    status: 200,
+    query: ToolCallSeriesQueryDto,
+    response: ToolCallSeriesDto,
+  },
+  toolCallFacets: {
+    method: 'GET',
+    path: '/v1/mcp/tool-calls/facets',
+    status: 200,
+    response: ToolCallFacetsDto,
+  },
   getToolCall: {
     method: 'GET',
     path: '/v1/mcp/tool-calls/:id',
     status: 200,
     params: ToolCallIdParamsDto,
-    response: ToolCallDto,
+    response: ToolCallDetailDto,
   },
   listConfirmations: {
     method: 'GET',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
-import { RequestContext } from '@app/identity';
+import { IdentityRepository, RequestContext } from '@app/identity';
 import { ConfirmationLedger, type ConfirmationStatus } from '@app/mcp-confirmations';
 import {
   DEFAULT_PAGE_LIMIT,
@@ -19,8 +19,21 @@ import {
   ConfirmationHistoryRepository,
   type ConfirmationView,
 } from './confirmation-history.repository.js';
+import type {
+  ToolCallDetailDto,
+  ToolCallFacetsDto,
+  ToolCallSeriesDto,
+  ToolCallSeriesQueryDto,
+} from './tool-call-activity.dto.js';
+import { outcomeOf, TOOL_CALL_OUTCOMES } from './tool-call-outcome.js';
 import type { ListToolCallsQueryDto, ToolCallDto } from './tool-call.dto.js';
 import { ToolCallsRepository, type StoredToolCall } from './tool-calls.repository.js';
+
+/** The per-minute series spans at most a day (1,440 points): a chart, not an export. */
+const MAX_SERIES_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_SERIES_MS = 60 * 60 * 1000;
+/** Facets (filter values and names) cover the last 30 days of calls. */
+const FACETS_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** A keyset cursor position as the repositories write it: `created_at` with microseconds, and a uuid. */
 
@@ -37,6 +50,7 @@ export class McpHistoryService {
     private readonly ledger: ConfirmationLedger,
     private readonly context: RequestContext,
     private readonly auditTrail: AuditTrail,
+    private readonly identity: IdentityRepository,
   ) {}
 
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
@@ -57,10 +71,77 @@ export class McpHistoryService {
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toToolCallDto);
   }
 
-  async getToolCall(id: string): Promise<Plain<ToolCallDto>> {
-    const row = await this.toolCalls.findById(this.organizationId, id);
+  /** One call with the confirmation it presented and the audit events it wrote. */
+  async getToolCall(id: string): Promise<Plain<ToolCallDetailDto>> {
+    const organizationId = this.organizationId;
+    const row = await this.toolCalls.findById(organizationId, id);
     if (row === undefined) throw DomainError.notFound('Tool call');
-    return toToolCallDto(row);
+    const [confirmation, events] = await Promise.all([
+      row.confirmation_id === null
+        ? null
+        : this.ledger.findById(organizationId, row.confirmation_id),
+      this.auditTrail.eventsOfRequest(organizationId, row.request_id),
+    ]);
+    return {
+      ...toToolCallDto(row),
+      confirmation: confirmation === null ? null : toConfirmationDto(confirmation, new Date()),
+      audit_events: events,
+    };
+  }
+
+  /** Calls per minute by outcome and their p95 duration, over at most a day. */
+  async toolCallSeries(query: ToolCallSeriesQueryDto): Promise<Plain<ToolCallSeriesDto>> {
+    const until = query.until === undefined ? Date.now() : Date.parse(query.until);
+    const since = query.since === undefined ? until - DEFAULT_SERIES_MS : Date.parse(query.since);
+    if (since >= until)
+      throw DomainError.validation(
+        [{ field: 'until', message: 'must be after since' }],
+        'Validation failed: until must be after since',
+      );
+    if (until - since > MAX_SERIES_MS)
+      throw DomainError.validation(
+        [{ field: 'since', message: 'the window may span at most 24 hours' }],
+        'Validation failed: the per-minute series spans at most 24 hours',
+      );
+    const rows = await this.toolCalls.perMinute({
+      organizationId: this.organizationId,
+      tool: query.tool,
+      status: query.status,
+      userId: query.user,
+      tokenId: query.token,
+      clientName: query.client,
+      since: new Date(since).toISOString(),
+      until: new Date(until).toISOString(),
+    });
+    return {
+      data: rows.map((r) => ({
+        minute: r.minute.toISOString(),
+        ok: r.ok,
+        tool_error: r.tool_error,
+        refused: r.refused,
+        protocol_error: r.protocol_error,
+        p95_ms: r.p95_ms,
+      })),
+    };
+  }
+
+  /** What the history's filters can be set to, with names for the people and tokens. */
+  async toolCallFacets(): Promise<Plain<ToolCallFacetsDto>> {
+    const organizationId = this.organizationId;
+    const since = new Date(Date.now() - FACETS_WINDOW_MS).toISOString();
+    const facets = await this.toolCalls.facets(organizationId, since);
+    const [people, tokens] = await Promise.all([
+      this.identity.describePeople(facets.user_ids),
+      this.identity.describeTokens(organizationId, facets.token_ids),
+    ]);
+    return {
+      outcomes: [...TOOL_CALL_OUTCOMES],
+      tools: facets.tools,
+      statuses: facets.statuses,
+      clients: facets.clients,
+      people: people.map((p) => ({ user_id: p.id, name: p.name, email: p.email })),
+      tokens: tokens.map((t) => ({ token_id: t.id, name: t.name, kind: t.kind })),
+    };
   }
 
   async listConfirmations(query: ListConfirmationsQueryDto): Promise<Page<Plain<ConfirmationDto>>> {
@@ -135,6 +216,7 @@ function toToolCallDto(r: StoredToolCall): Plain<ToolCallDto> {
     id: r.id,
     tool: r.tool,
     status: r.status,
+    outcome: outcomeOf(r.status),
     is_error: r.is_error,
     era: r.era,
     protocol_version: r.protocol_version,

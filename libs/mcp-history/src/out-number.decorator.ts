@@ -4,21 +4,18 @@ import { Allow } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 
 /**
- * A required, non-null JSON number response field, for OpenAPI and JSON Schema alike: the one
- * shape `Out` (from `@app/rest-contract`) does not offer yet. Same conventions as `Out.*`.
+ * A required JSON number response field (non-null unless `nullable`), for OpenAPI and JSON Schema
+ * alike: the one shape `Out` (from `@app/rest-contract`) does not offer yet. Same conventions as
+ * `Out.*`.
  */
-export const OutNumber = (o: { description?: string } = {}): PropertyDecorator =>
-  applyDecorators(
-    ApiProperty({
-      type: Number,
-      required: true,
-      nullable: false,
-      ...(o.description === undefined ? {} : { description: o.description }),
-    }),
+export const OutNumber = (
+  o: { description?: string; nullable?: boolean } = {},
+): PropertyDecorator => {
+  const nullable = o.nullable === true;
+  const described = o.description === undefined ? {} : { description: o.description };
+  return applyDecorators(
+    ApiProperty({ type: Number, required: true, nullable, ...described }),
     Allow(),
-    JSONSchema(() =>
-      o.description === undefined
-        ? { type: 'number' }
-        : { type: 'number', description: o.description },
-    ),
+    JSONSchema(() => ({ type: nullable ? ['number', 'null'] : 'number', ...described })),
   );
+};

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { Out, PageQueryDto, Trim } from '@app/rest-contract';
 import { OutNumber } from './out-number.decorator.js';
+import { TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './tool-call-outcome.js';
 
 export const TOOL_CALL_ERAS = ['2025', '2026-07-28'] as const;
 
@@ -76,6 +77,11 @@ export class ToolCallDto {
   tool: string;
   @Out.string({ description: '`ok`, `input_required`, an error code, or `rpc_error:<code>`.' })
   status: string;
+  @Out.enum(TOOL_CALL_OUTCOMES, {
+    description:
+      '`ok` (also `input_required`), `tool_error`, `refused` (authorization or confirmation), `protocol_error` (JSON-RPC).',
+  })
+  outcome: ToolCallOutcome;
   @Out.boolean({ description: 'Whether the call ended in a tool error result.' }) is_error: boolean;
   @Out.enum(TOOL_CALL_ERAS, { description: 'The MCP protocol era of the request.' }) era: string;
   @Out.string() protocol_version: string;

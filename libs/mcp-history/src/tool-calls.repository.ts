@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { equals, newestFirstQuery, type SqlQuery } from './newest-first-query.util.js';
+import {
+  equals,
+  newestFirstQuery,
+  type Condition,
+  type SqlQuery,
+} from './newest-first-query.util.js';
+import { outcomeSql } from './tool-call-outcome.js';
 
 /** A stored `mcp_tool_calls` row as the admin queries read it. */
 export interface StoredToolCall {
@@ -68,6 +74,96 @@ export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
   });
 }
 
+/** The filters of a per-minute series: the list's, over a bounded window. */
+export interface ToolCallSeriesFilter {
+  organizationId: string;
+  tool?: string;
+  status?: string;
+  userId?: string;
+  tokenId?: string;
+  clientName?: string;
+  /** Inclusive (ISO 8601). */
+  since: string;
+  /** Exclusive (ISO 8601). */
+  until: string;
+}
+
+export interface MinuteRow {
+  minute: Date;
+  ok: number;
+  tool_error: number;
+  refused: number;
+  protocol_error: number;
+  p95_ms: number | null;
+}
+
+export interface ToolCallFacetRow {
+  tools: string[];
+  statuses: string[];
+  clients: string[];
+  user_ids: string[];
+  token_ids: string[];
+}
+
+/** At most this many distinct values per facet (client names are client-supplied). */
+const FACET_LIMIT = 200;
+
+/** The distinct values of `column` among the organisation's calls since `$2`, as an array. */
+function distinct(column: string): string {
+  return `ARRAY(SELECT DISTINCT ${column} AS v FROM mcp_tool_calls
+                 WHERE organization_id = $1 AND created_at >= $2::timestamptz AND ${column} IS NOT NULL
+                 ORDER BY v LIMIT ${FACET_LIMIT})`;
+}
+
+function filterConditions(f: Omit<ToolCallSeriesFilter, 'since' | 'until'>): Condition[] {
+  return [
+    equals('tool', f.tool),
+    equals('status', f.status),
+    equals('user_id', f.userId, '::uuid'),
+    equals('token_id', f.tokenId, '::uuid'),
+    equals('client_name', f.clientName),
+  ].filter((c) => c !== undefined);
+}
+
+/**
+ * Calls per minute by outcome class and the 95th percentile duration, one row for every minute
+ * of the window (empty ones included, so a chart's gaps are real). Exported for the plan test.
+ */
+export function toolCallSeriesQuery(f: ToolCallSeriesFilter): SqlQuery {
+  const params: unknown[] = [];
+  const bind = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const org = bind(f.organizationId);
+  const since = bind(f.since);
+  const until = bind(f.until);
+  const where = filterConditions(f)
+    .map((c) => ` AND ${c(bind)}`)
+    .join('');
+  const outcome = outcomeSql(bind);
+  const text = `WITH calls AS (
+      SELECT date_trunc('minute', created_at) AS minute, ${outcome} AS outcome, duration_ms
+        FROM mcp_tool_calls
+       WHERE organization_id = ${org}::uuid
+         AND created_at >= ${since}::timestamptz AND created_at < ${until}::timestamptz${where}
+    ), minutes AS (
+      SELECT generate_series(date_trunc('minute', ${since}::timestamptz),
+                             ${until}::timestamptz - interval '1 microsecond',
+                             interval '1 minute') AS minute
+    )
+    SELECT m.minute,
+           count(c.outcome) FILTER (WHERE c.outcome = 'ok')::int AS ok,
+           count(c.outcome) FILTER (WHERE c.outcome = 'tool_error')::int AS tool_error,
+           count(c.outcome) FILTER (WHERE c.outcome = 'refused')::int AS refused,
+           count(c.outcome) FILTER (WHERE c.outcome = 'protocol_error')::int AS protocol_error,
+           percentile_cont(0.95) WITHIN GROUP (ORDER BY c.duration_ms) AS p95_ms
+      FROM minutes m LEFT JOIN calls c ON c.minute = m.minute
+     GROUP BY m.minute
+     ORDER BY m.minute`;
+  return { text, params };
+}
+
 /** Admin reads of the MCP call history (`mcp_tool_calls`); {@link ToolCallHistory} writes it. */
 @Injectable()
 export class ToolCallsRepository {
@@ -84,5 +180,21 @@ export class ToolCallsRepository {
       [organizationId, id],
     );
     return rows[0];
+  }
+
+  perMinute(f: ToolCallSeriesFilter): Promise<MinuteRow[]> {
+    const q = toolCallSeriesQuery(f);
+    return this.ds.query<MinuteRow[]>(q.text, q.params);
+  }
+
+  /** The distinct tools, statuses, clients, people and tokens of calls since `since`. */
+  async facets(organizationId: string, since: string): Promise<ToolCallFacetRow> {
+    const rows = await this.ds.query<ToolCallFacetRow[]>(
+      `SELECT ${distinct('tool')} AS tools, ${distinct('status')} AS statuses,
+              ${distinct('client_name')} AS clients, ${distinct('user_id::text')} AS user_ids,
+              ${distinct('token_id::text')} AS token_ids`,
+      [organizationId, since],
+    );
+    return rows[0] ?? { tools: [], statuses: [], clients: [], user_ids: [], token_ids: [] };
   }
 }

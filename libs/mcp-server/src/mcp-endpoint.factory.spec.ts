@@ -2,6 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { McpHandlerOutcome } from '@app/mcp-transport';
 import type {
+  CompletionsHandler,
   McpCallExtra,
   PromptsHandler,
   ResourcesHandler,
@@ -28,6 +29,7 @@ function setup(call: () => Promise<McpHandlerOutcome>) {
     executor: { call: vi.fn<() => Promise<McpHandlerOutcome>>(call) } as unknown as ToolExecutor,
     resources: {} as ResourcesHandler,
     prompts: {} as PromptsHandler,
+    completions: {} as CompletionsHandler,
     requestMetrics,
     logger,
     version: '1.2.3',
@@ -55,7 +57,7 @@ describe('createMcpEndpoint', () => {
     const res = await modern(1, 'server/discover');
     const body = JSON.parse(res.body!) as { result: Record<string, unknown> };
     expect(body.result).toMatchObject({
-      capabilities: { tools: {}, resources: {}, prompts: {} },
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
       _meta: {
         'io.modelcontextprotocol/serverInfo': {
           name: 'platform-mcp',

@@ -6,6 +6,7 @@ import {
 } from '@app/mcp-transport';
 import {
   assertFirstPage,
+  CompletionsHandler,
   PromptsHandler,
   ResourcesHandler,
   ToolCatalog,
@@ -22,12 +23,14 @@ export const MCP_SERVER_TITLE = 'Platform';
 /**
  * Legacy advertises `logging` because 2025 clients may call `logging/setLevel` (the endpoint
  * answers it; we emit no log notifications). 2026-07-28 deprecates logging, so modern does not.
- * Neither advertises `listChanged`/`subscribe`: the set never changes at run time and the
- * stateless transport has no stream to announce it on.
+ * `completions` (argument completion for prompts and resource templates) exists in every revision
+ * we speak (since 2025-03-26), so both eras advertise it. Neither advertises
+ * `listChanged`/`subscribe`: the set never changes at run time and the stateless transport has no
+ * stream to announce it on.
  */
 export const MCP_CAPABILITIES: { legacy: McpServerCapabilities; modern: McpServerCapabilities } = {
-  legacy: { tools: {}, resources: {}, prompts: {}, logging: {} },
-  modern: { tools: {}, resources: {}, prompts: {} },
+  legacy: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+  modern: { tools: {}, resources: {}, prompts: {}, completions: {} },
 };
 
 /**
@@ -42,6 +45,7 @@ export interface McpEndpointDependencies {
   executor: ToolExecutor;
   resources: ResourcesHandler;
   prompts: PromptsHandler;
+  completions: CompletionsHandler;
   requestMetrics: McpRequestMetrics;
   logger: Pick<Logger, 'error'>;
   version: string;
@@ -49,7 +53,7 @@ export interface McpEndpointDependencies {
 
 /** The one MCP endpoint: server identity, capabilities, and the `method → handler` map. */
 export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointService<McpCallExtra> {
-  const { catalog, executor, resources, prompts, requestMetrics, logger } = deps;
+  const { catalog, executor, resources, prompts, completions, requestMetrics, logger } = deps;
   return new McpEndpointService<McpCallExtra>({
     serverInfo: { name: MCP_SERVER_NAME, version: deps.version, title: MCP_SERVER_TITLE },
     instructions: MCP_SERVER_INSTRUCTIONS,
@@ -69,6 +73,7 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
       'resources/read': (params, ctx, extra) => resources.read(params, ctx, extra),
       'prompts/list': (params, ctx) => prompts.list(params, ctx),
       'prompts/get': (params, ctx, extra) => prompts.get(params, ctx, extra),
+      'completion/complete': (params, ctx, extra) => completions.complete(params, ctx, extra),
     },
     onInternalError: (error, ctx, extra) => {
       logger.error(
@@ -88,12 +93,20 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
 
 export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtra>> = {
   provide: McpEndpointService,
-  inject: [ToolCatalog, ToolExecutor, ResourcesHandler, PromptsHandler, McpRequestMetrics],
+  inject: [
+    ToolCatalog,
+    ToolExecutor,
+    ResourcesHandler,
+    PromptsHandler,
+    CompletionsHandler,
+    McpRequestMetrics,
+  ],
   useFactory: (
     catalog: ToolCatalog,
     executor: ToolExecutor,
     resources: ResourcesHandler,
     prompts: PromptsHandler,
+    completions: CompletionsHandler,
     requestMetrics: McpRequestMetrics,
   ) =>
     createMcpEndpoint({
@@ -101,6 +114,7 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
       executor,
       resources,
       prompts,
+      completions,
       requestMetrics,
       logger: new Logger('McpEndpoint'),
       version: readServerVersion(),

@@ -26,3 +26,4 @@ export {
   ResourcesHandler,
 } from './resources.handler.js';
 export { PromptsHandler } from './prompts.handler.js';
+export { CompletionsHandler } from './completions.handler.js';

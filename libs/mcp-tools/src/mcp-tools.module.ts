@@ -3,6 +3,7 @@ import { AccessModule } from '@app/access';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
 import { McpHistoryModule } from '@app/mcp-history';
+import { CompletionsHandler } from './completions.handler.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import { PromptsHandler } from './prompts.handler.js';
 import { ResourcesHandler } from './resources.handler.js';
@@ -22,7 +23,15 @@ import { ToolExecutor } from './tool-executor.js';
     ToolCallObserver,
     ResourcesHandler,
     PromptsHandler,
+    CompletionsHandler,
   ],
-  exports: [RestDispatcher, ToolCatalog, ToolExecutor, ResourcesHandler, PromptsHandler],
+  exports: [
+    RestDispatcher,
+    ToolCatalog,
+    ToolExecutor,
+    ResourcesHandler,
+    PromptsHandler,
+    CompletionsHandler,
+  ],
 })
 export class McpToolsModule {}

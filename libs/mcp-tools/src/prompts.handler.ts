@@ -208,6 +208,11 @@ export class PromptsHandler {
     this.listingV1 = this.listing.map(({ title: _title, ...rest }) => rest);
   }
 
+  /** The declared argument names of a prompt, or undefined for an unknown prompt. */
+  argumentsOf(name: string): readonly string[] | undefined {
+    return this.prompts.get(name)?.arguments.map((a) => a.name);
+  }
+
   async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpHandlerOutcome> {
     assertFirstPage(params);
     const prompts = ctx.protocolVersion === '2025-03-26' ? this.listingV1 : this.listing;

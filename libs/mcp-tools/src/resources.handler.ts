@@ -35,6 +35,14 @@ export function authorizationRefused(envelope: ErrorEnvelope): McpError {
   return new McpError(AUTHORIZATION_REFUSED, envelope.error.message, envelope);
 }
 
+/** A REST body that is one of the four authorization refusals, as its envelope. */
+export function authorizationEnvelopeOf(body: unknown): ErrorEnvelope | undefined {
+  const envelope = envelopeOf(body);
+  return envelope !== undefined && AUTHORIZATION_CODES.has(envelope.error.code)
+    ? envelope
+    : undefined;
+}
+
 export function refusalOf(error: DomainError): McpError {
   return authorizationRefused(error.toEnvelope());
 }
@@ -206,6 +214,14 @@ export class ResourcesHandler {
     if (response.status >= 400 && response.status < 500 && envelope !== undefined)
       throw McpError.resourceNotFound(uri);
     throw new Error(`resources/read: GET ${target.path} answered ${response.status}`);
+  }
+
+  /** The variables of a resource template (`{id}` → `id`), or undefined for an unknown template. */
+  variablesOf(uriTemplate: string): readonly string[] | undefined {
+    const template = this.templates.find((t) => t.uriTemplate === uriTemplate);
+    return template === undefined
+      ? undefined
+      : [...template.uriTemplate.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   }
 
   private resolve(uri: string): ResolvedTarget | undefined {

@@ -3,6 +3,7 @@ import { Ajv, type Options } from 'ajv';
 // ajv-formats is CommonJS: its `module.exports` is the plugin, also exported as `default`.
 import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { isJsonObject } from './json-values.js';
 import { ToolCatalog } from './tool-catalog.js';
 
 /** The property names of a schema's `properties` (none unless it is an object). */
@@ -133,5 +134,84 @@ describe('output schema admits both the success shape and the error envelope', (
     const validate = ajv.compile(new ToolCatalog().get('get_current_context')!.outputSchema);
     expect(validate({ error: { code: 'NOT_FOUND', message: 'Portal user not found' } })).toBe(true);
     expect(validate({ nonsense: true })).toBe(false);
+  });
+});
+
+/** Every `properties` entry of an input schema, as [name, schema]. */
+function inputProperties(schema: unknown): [string, Record<string, unknown>][] {
+  if (!isJsonObject(schema) || !isJsonObject(schema.properties)) return [];
+  return Object.entries(schema.properties).map(([name, p]) => [name, isJsonObject(p) ? p : {}]);
+}
+
+/** Wording that belongs to the error model, which the server instructions state once. */
+const ERROR_MODEL = /isError|envelope|\{"error"|error\.code|correct the call/i;
+
+describe('the catalogue, for the model', () => {
+  const catalog = new ToolCatalog();
+
+  it('every input property has one sentence a model can act on', () => {
+    let count = 0;
+    for (const name of catalog.names()) {
+      for (const [prop, schema] of inputProperties(catalog.get(name)!.inputSchema)) {
+        count += 1;
+        const description = schema.description;
+        expect(typeof description, `${name}.${prop}`).toBe('string');
+        const text = String(description);
+        expect(text.length, `${name}.${prop}`).toBeGreaterThanOrEqual(12);
+        expect(text.length, `${name}.${prop}`).toBeLessThanOrEqual(160);
+        expect(text, `${name}.${prop}`).toMatch(/^[A-Z].*[.)]$/s);
+      }
+    }
+    // The 15 tools declare 41 input properties (ids, filters, fields, limit and cursor).
+    expect(count).toBeGreaterThanOrEqual(41);
+  });
+
+  it('ids say where a valid value comes from; limit states its default in words and schema', () => {
+    const id = inputProperties(catalog.get('get_portal_user')!.inputSchema).find(
+      ([p]) => p === 'id',
+    )![1];
+    expect(id.description).toMatch(/list_portal_users/);
+    const account = inputProperties(catalog.get('create_portal_user')!.inputSchema).find(
+      ([p]) => p === 'account_id',
+    )![1];
+    expect(account.description).toMatch(/list_accounts/);
+    const limit = inputProperties(catalog.get('list_accounts')!.inputSchema).find(
+      ([p]) => p === 'limit',
+    )![1];
+    expect(limit).toMatchObject({ default: 20, minimum: 1, maximum: 100 });
+    expect(limit.description).toMatch(/20/);
+  });
+
+  it('a field that accepts null to clear it says so in its type', () => {
+    const props = Object.fromEntries(inputProperties(catalog.get('update_account')!.inputSchema));
+    expect(props.tax_id?.anyOf).toEqual([
+      expect.objectContaining({ type: 'string' }),
+      { type: 'null' },
+    ]);
+    expect(props.name?.type).toBe('string');
+  });
+
+  it('no tool or property description repeats the error model (the instructions say it once)', () => {
+    for (const entry of catalog.list('2026-07-28')) {
+      expect(entry.description, String(entry.name)).not.toMatch(ERROR_MODEL);
+      for (const [prop, schema] of inputProperties(entry.inputSchema))
+        expect(schema.description, `${String(entry.name)}.${prop}`).not.toMatch(ERROR_MODEL);
+    }
+  });
+
+  // Measured 2026-12: the model-facing part ~13 KB (was ~13 KB without a single property
+  // description), the whole listing ~32 KB (was ~35 KB). Output schemas, which PRODUCT §7 requires
+  // and which carry the error envelope PRODUCT §2 puts in structuredContent, are ~60% of it.
+  it('tools/list stays small: what the model reads is under 20 KB, the whole listing under 34 KB', () => {
+    for (const version of ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
+      const listing = catalog.list(version);
+      const whole = Buffer.byteLength(JSON.stringify({ tools: listing }));
+      // Name, title, description, inputSchema and annotations: what hosts put before the model.
+      const modelFacing = Buffer.byteLength(
+        JSON.stringify({ tools: listing.map(({ outputSchema: _o, ...entry }) => entry) }),
+      );
+      expect(modelFacing, version).toBeLessThan(20 * 1024);
+      expect(whole, version).toBeLessThan(34 * 1024);
+    }
   });
 });

@@ -14,35 +14,35 @@ export interface CompiledTool {
   outputSchema: JsonSchema;
 }
 
+/** One entry of `details` for the codes with field-level details (VALIDATION_ERROR, DUPLICATE_ERROR, CONFLICT). */
+const FIELD_ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { field: { type: 'string' }, message: { type: 'string' } },
+  required: ['field', 'message'],
+};
+
 /**
  * The API error envelope. A tool's `structuredContent` carries it when the call fails (`isError`),
  * so the declared output schema admits it next to the success shape: clients that validate
  * structured content against the schema even for errors (the v1 TypeScript SDK does) then accept
- * the envelope instead of hiding the error from the model.
+ * the envelope instead of hiding the error from the model. How to read it is said once, in the
+ * server instructions, not in every tool.
  */
 export const ERROR_ENVELOPE_SCHEMA: JsonSchema = {
   type: 'object',
-  description:
-    'The call failed; isError is true. Read error.code and error.message and correct the call.',
   properties: {
     error: {
       type: 'object',
       properties: {
-        code: {
-          type: 'string',
-          description: 'Machine-readable code, e.g. NOT_FOUND, VALIDATION_ERROR',
-        },
+        code: { type: 'string' },
         message: { type: 'string' },
-        details: {
-          description:
-            'VALIDATION_ERROR: [{"field","message"}]; authorization codes: what is missing',
-        },
+        // Field-level codes: [{"field","message"}]; other codes: an object of facts.
+        details: { anyOf: [{ type: 'array', items: FIELD_ERROR_SCHEMA }, { type: 'object' }] },
       },
       required: ['code', 'message'],
     },
   },
   required: ['error'],
-  additionalProperties: false,
 };
 
 /** `:id` → `id`, in path order. */
@@ -122,6 +122,10 @@ export class ToolCatalog {
   }
 }
 
+/**
+ * One `tools/list` entry. From 2025-06-18 on the display name is the tool's own `title`, so
+ * `annotations.title` (the only place 2025-03-26 had for it) is not sent twice.
+ */
 function describe(t: CompiledTool, withLaterFields: boolean): Record<string, unknown> {
   const { def } = t;
   const entry: Record<string, unknown> = { name: def.name };
@@ -129,6 +133,11 @@ function describe(t: CompiledTool, withLaterFields: boolean): Record<string, unk
   entry.description = def.description;
   entry.inputSchema = t.inputSchema;
   if (withLaterFields) entry.outputSchema = t.outputSchema;
-  entry.annotations = def.annotations;
+  if (withLaterFields) {
+    const { title: _title, ...hints } = def.annotations;
+    entry.annotations = hints;
+  } else {
+    entry.annotations = def.annotations;
+  }
   return entry;
 }

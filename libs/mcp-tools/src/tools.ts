@@ -26,10 +26,6 @@ const destroy = (title: string): ToolAnnotations => ({
   openWorldHint: false,
 });
 
-const ERRORS =
-  'Failures come back as a result with isError true and the API error envelope ' +
-  '{"error":{"code","message","details"?}}; read the code and message and correct the call.';
-
 /**
  * Every MCP tool, in the order `tools/list` shows them. Each dispatches to one REST endpoint; its
  * scope and permission are the endpoint's (PRODUCT §7).
@@ -47,10 +43,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'list_portal_users',
     description:
-      'List the organisation’s portal users (people with access to the customer portal), newest first. ' +
-      'Filter by status (invited, active, inactive), account_id, or q (matches name or e-mail). ' +
-      'Paginated: pass next_cursor back as cursor to get the next page. ' +
-      ERRORS,
+      'List the organisation’s portal users (people invited to the customer portal), newest first, with ' +
+      'their status and account. Filter by status, account_id or q; page with cursor and next_cursor.',
     annotations: read('List portal users'),
     access: {
       scope: { resource: 'portal_users', access: 'read' },
@@ -60,7 +54,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'get_portal_user',
-    description: `Get one portal user by id, with status and account. ${ERRORS}`,
+    description:
+      'Get one portal user by id: name, e-mail, status (invited, active, inactive), account and ' +
+      'invitation dates.',
     annotations: read('Get portal user'),
     access: {
       scope: { resource: 'portal_users', access: 'read' },
@@ -71,9 +67,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'create_portal_user',
     description:
-      'Create a portal user and (unless send_invitation is false) e-mail them an invitation. The e-mail ' +
-      'must be unique in the organisation (DUPLICATE_ERROR), as must external_id (CONFLICT); account_id ' +
-      `must be an account of this organisation. ${ERRORS}`,
+      'Create a portal user (status invited) and, unless send_invitation is false, e-mail them an ' +
+      'invitation to the customer portal. Returns the new portal user.',
     annotations: write('Create portal user', false, true),
     access: {
       scope: { resource: 'portal_users', access: 'write' },
@@ -83,7 +78,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'update_portal_user',
-    description: `Change a portal user’s name, e-mail, external_id or account. Only the fields given change. ${ERRORS}`,
+    description:
+      'Change a portal user’s name, e-mail, external_id or account; only the fields given change. ' +
+      'Returns the updated portal user.',
     annotations: write('Update portal user', true),
     access: {
       scope: { resource: 'portal_users', access: 'write' },
@@ -94,8 +91,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'resend_portal_user_invitation',
     description:
-      'Send the invitation e-mail again to a portal user who has not accepted it yet. A user who is already ' +
-      `active cannot be invited again (BAD_REQUEST). ${ERRORS}`,
+      'Send the invitation e-mail again (with a fresh expiry) to a portal user who has not accepted ' +
+      'it yet; an active user cannot be invited again.',
     annotations: write('Resend invitation', false, true),
     access: {
       scope: { resource: 'portal_users', access: 'write' },
@@ -106,8 +103,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'deactivate_portal_user',
     description:
-      'Deactivate an active portal user (they can no longer sign in; reversible with activate_portal_user). ' +
-      `A user who never accepted the invitation cannot be deactivated (FORBIDDEN). ${ERRORS}`,
+      'Deactivate an active portal user: they can no longer sign in. Reversible with ' +
+      'activate_portal_user; a user who never accepted the invitation cannot be deactivated.',
     annotations: write('Deactivate portal user', true),
     access: {
       scope: { resource: 'portal_users', access: 'write' },
@@ -117,7 +114,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
   {
     name: 'activate_portal_user',
-    description: `Reactivate an inactive portal user. ${ERRORS}`,
+    description:
+      'Reactivate an inactive portal user so they can sign in again. Returns the portal user.',
     annotations: write('Activate portal user', true),
     access: {
       scope: { resource: 'portal_users', access: 'write' },
@@ -128,9 +126,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'delete_portal_user',
     description:
-      'Delete a portal user permanently. Destructive: the person using the client is asked to confirm ' +
-      '(protocol 2026-07-28 with form elicitation); without that the call returns confirmation_required and ' +
-      `nothing is deleted. ${ERRORS}`,
+      'Delete a portal user permanently. The person using the client confirms first (a form ' +
+      'elicitation on protocol 2026-07-28); otherwise the answer is confirmation_required and nothing ' +
+      'is deleted. Prefer deactivate_portal_user when access only needs to stop.',
     annotations: destroy('Delete portal user'),
     access: {
       scope: { resource: 'portal_users', access: 'write' },
@@ -147,15 +145,15 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'list_accounts',
     description:
-      'List the organisation’s customer accounts (companies), newest first. Paginated with cursor / ' +
-      `next_cursor. ${ERRORS}`,
+      'List the organisation’s customer accounts (companies), newest first. Filter by q (name); ' +
+      'page with cursor and next_cursor.',
     annotations: read('List accounts'),
     access: { scope: { resource: 'accounts', access: 'read' }, permission: 'accounts.read' },
     endpoint: ACCOUNTS_ENDPOINTS.list,
   },
   {
     name: 'get_account',
-    description: `Get one customer account by id. ${ERRORS}`,
+    description: 'Get one customer account by id: name, external_id and tax_id.',
     annotations: read('Get account'),
     access: { scope: { resource: 'accounts', access: 'read' }, permission: 'accounts.read' },
     endpoint: ACCOUNTS_ENDPOINTS.get,
@@ -163,15 +161,17 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'create_account',
     description:
-      'Create a customer account. external_id must be unique in the organisation (CONFLICT), as must ' +
-      `tax_id (DUPLICATE_ERROR). ${ERRORS}`,
+      'Create a customer account (a company that portal users can belong to). Returns the new ' +
+      'account; link portal users to it with their account_id.',
     annotations: write('Create account', false),
     access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.manage' },
     endpoint: ACCOUNTS_ENDPOINTS.create,
   },
   {
     name: 'update_account',
-    description: `Change an account’s name, external_id or tax_id. Only the fields given change. ${ERRORS}`,
+    description:
+      'Change an account’s name, external_id or tax_id; only the fields given change. Returns the ' +
+      'updated account.',
     annotations: write('Update account', true),
     access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.manage' },
     endpoint: ACCOUNTS_ENDPOINTS.update,
@@ -179,9 +179,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'delete_account',
     description:
-      'Delete a customer account permanently. Refused (FORBIDDEN) while it still has active portal users. ' +
-      'Destructive: the person using the client is asked to confirm (protocol 2026-07-28 with form ' +
-      `elicitation); without that the call returns confirmation_required and nothing is deleted. ${ERRORS}`,
+      'Delete a customer account permanently; refused while it still has active portal users. The ' +
+      'person using the client confirms first (a form elicitation on protocol 2026-07-28); otherwise ' +
+      'the answer is confirmation_required and nothing is deleted.',
     annotations: destroy('Delete account'),
     access: { scope: { resource: 'accounts', access: 'write' }, permission: 'accounts.delete' },
     endpoint: ACCOUNTS_ENDPOINTS.delete,
@@ -195,9 +195,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'list_audit_events',
     description:
-      'The organisation’s audit trail: every write, by people through the API and by agents through MCP ' +
-      '(channel). Filter by actor, action, resource_type, resource_id, channel, since, until (ISO 8601). ' +
-      `Paginated with cursor / next_cursor. ${ERRORS}`,
+      'The organisation’s audit trail, newest first: every write, by people through the API and by ' +
+      'agents through MCP, with who, when and what changed. Filter by actor, action, record, channel ' +
+      'and time; page with cursor and next_cursor.',
     annotations: read('List audit events'),
     access: { scope: { resource: 'audit', access: 'read' }, permission: 'audit.read' },
     endpoint: AUDIT_TRAIL_ENDPOINTS.listAuditEvents,

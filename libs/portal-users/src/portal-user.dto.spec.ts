@@ -28,7 +28,10 @@ describe('portal-user DTOs as JSON Schema', () => {
     ]);
     expect([...(s.required ?? [])].sort()).toEqual(['email', 'name']);
     expect(s.properties?.email).toMatchObject({ type: 'string', format: 'email' });
-    expect(s.properties?.account_id).toMatchObject({ format: 'uuid' });
+    // Nullable (null detaches the account): a uuid or null.
+    expect(s.properties?.account_id).toMatchObject({
+      anyOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }],
+    });
     expect(s.properties?.send_invitation).toMatchObject({ type: 'boolean' });
   });
 

@@ -1,4 +1,3 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
   IsEmail,
@@ -10,7 +9,7 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
-import { OptionalNotNull, Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { Input, OptionalNotNull, Out, PageQueryDto, Trim } from '@app/rest-contract';
 
 export const PORTAL_USER_STATUSES = ['invited', 'active', 'inactive'] as const;
 export type PortalUserStatus = (typeof PORTAL_USER_STATUSES)[number];
@@ -21,25 +20,35 @@ const EXTERNAL_ID_MAX = 200;
 const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
 
 export class PortalUserIdParamsDto {
-  @ApiProperty({ format: 'uuid', description: 'Portal user id.' })
+  @Input.required({
+    format: 'uuid',
+    description: 'The portal user’s id (a uuid), as list_portal_users returns it.',
+  })
   @IsUUID('all')
   id: string;
 }
 
 export class ListPortalUsersQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: PORTAL_USER_STATUSES })
+  @Input.optional({
+    enum: PORTAL_USER_STATUSES,
+    description:
+      'Only portal users in this state: invited (not accepted yet), active, or inactive (deactivated).',
+  })
   @IsOptional()
   @IsIn(PORTAL_USER_STATUSES)
   status?: PortalUserStatus;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only portal users of this account.' })
+  @Input.optional({
+    format: 'uuid',
+    description: 'Only portal users of this account: an account id from list_accounts.',
+  })
   @IsOptional()
   @IsUUID('all')
   account_id?: string;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     maxLength: 200,
-    description: 'Text contained in the name or e-mail (case-insensitive).',
+    description: 'Only portal users whose name or e-mail contains this text, ignoring case.',
   })
   @IsOptional()
   @Trim()
@@ -50,18 +59,23 @@ export class ListPortalUsersQueryDto extends PageQueryDto {
 }
 
 export class CreatePortalUserDto {
-  @ApiProperty({
+  @Input.required({
     format: 'email',
     maxLength: EMAIL_MAX,
     example: 'ana@example.com',
-    description: 'Unique in the organisation, ignoring case (409 DUPLICATE_ERROR).',
+    description:
+      'E-mail address the invitation goes to; unique in the organisation ignoring case (else DUPLICATE_ERROR).',
   })
   @Trim()
   @IsEmail()
   @MaxLength(EMAIL_MAX)
   email: string;
 
-  @ApiProperty({ maxLength: NAME_MAX, example: 'Ana Souza' })
+  @Input.required({
+    maxLength: NAME_MAX,
+    example: 'Ana Souza',
+    description: 'The person’s full name as it should appear in the portal and the invitation.',
+  })
   @Trim()
   @IsString()
   @MinLength(1, { message: 'must not be empty' })
@@ -69,11 +83,12 @@ export class CreatePortalUserDto {
   @Matches(NO_CONTROL_CHARACTERS, { message: 'must not contain control characters' })
   name: string;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
-    description: 'Id in an external system; unique in the organisation (409 CONFLICT).',
+    description:
+      'The person’s id in another system (e.g. a CRM); unique in the organisation (else CONFLICT).',
   })
   @IsOptional()
   @Trim()
@@ -82,20 +97,20 @@ export class CreatePortalUserDto {
   @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     format: 'uuid',
     nullable: true,
-    description: 'An account of this organisation.',
+    description: 'The customer account the person belongs to: an account id from list_accounts.',
   })
   @IsOptional()
   @IsUUID('all')
   account_id?: string | null;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     default: true,
     description:
-      'E-mail the invitation now (default). If the mail service fails, nothing is created (502).',
+      'Whether to e-mail the invitation now (true when left out); if sending fails nothing is created.',
   })
   @IsOptional()
   @IsBoolean()
@@ -107,14 +122,19 @@ export class CreatePortalUserDto {
  * e-mail of an invited portal user voids the pending invitation (resend it to the new address).
  */
 export class UpdatePortalUserDto {
-  @ApiPropertyOptional({ format: 'email', maxLength: EMAIL_MAX })
+  @Input.optional({
+    format: 'email',
+    maxLength: EMAIL_MAX,
+    description:
+      'New e-mail address; unique in the organisation. A pending invitation is voided: resend it.',
+  })
   @OptionalNotNull()
   @Trim()
   @IsEmail()
   @MaxLength(EMAIL_MAX)
   email?: string;
 
-  @ApiPropertyOptional({ maxLength: NAME_MAX })
+  @Input.optional({ maxLength: NAME_MAX, description: 'New full name.' })
   @OptionalNotNull()
   @Trim()
   @IsString()
@@ -123,11 +143,11 @@ export class UpdatePortalUserDto {
   @Matches(NO_CONTROL_CHARACTERS, { message: 'must not contain control characters' })
   name?: string;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
-    description: '`null` clears it.',
+    description: 'New id in another system, unique in the organisation; null clears it.',
   })
   @IsOptional()
   @Trim()
@@ -136,11 +156,11 @@ export class UpdatePortalUserDto {
   @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
-  @ApiPropertyOptional({
+  @Input.optional({
     type: String,
     format: 'uuid',
     nullable: true,
-    description: '`null` detaches the account.',
+    description: 'New account (an account id from list_accounts); null detaches the account.',
   })
   @IsOptional()
   @IsUUID('all')

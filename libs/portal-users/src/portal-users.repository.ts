@@ -229,20 +229,16 @@ function first([rows]: [PortalUserRow[], number]): PortalUserRow | undefined {
 
 const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
   uq_portal_users_org_email: () =>
-    new DomainError(
+    DomainError.taken(
       'DUPLICATE_ERROR',
+      'email',
       'A portal user with this email already exists in this organisation',
-      {
-        field: 'email',
-      },
     ),
   uq_portal_users_org_external_id: () =>
-    new DomainError(
+    DomainError.taken(
       'CONFLICT',
+      'external_id',
       'external_id is already used by another portal user in this organisation',
-      {
-        field: 'external_id',
-      },
     ),
 };
 

@@ -1,6 +1,21 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { ERROR_STATUS, type ErrorCode } from '@app/errors';
+
+/** One field to fix: the shape of `details` entries for every code with field-level details. */
+class ApiFieldError {
+  @ApiProperty({ description: 'The input field, e.g. `email`.' })
+  field: string;
+
+  @ApiProperty({ description: 'What is wrong with it, e.g. `must be an email`.' })
+  message: string;
+}
 
 class ApiErrorBody {
   @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable error code.' })
@@ -11,9 +26,14 @@ class ApiErrorBody {
 
   @ApiPropertyOptional({
     description:
-      'VALIDATION_ERROR: `[{"field","message"}]`, one entry per failing constraint; authorization codes: what is missing.',
+      'VALIDATION_ERROR, DUPLICATE_ERROR and CONFLICT: `[{"field","message"}]`, one entry per field to fix; ' +
+      'other codes: an object of facts (authorization codes: what is missing).',
+    oneOf: [
+      { type: 'array', items: { $ref: getSchemaPath(ApiFieldError) } },
+      { type: 'object', additionalProperties: true },
+    ],
   })
-  details?: unknown;
+  details?: ApiFieldError[] | Record<string, unknown>;
 }
 
 /** The API error envelope, `{"error":{"code","message","details"?}}`, for OpenAPI. */
@@ -40,7 +60,7 @@ export function ApiErrors(...codes: ErrorCode[]): MethodDecorator & ClassDecorat
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return applyDecorators(
-    ApiExtraModels(ApiErrorEnvelope),
+    ApiExtraModels(ApiErrorEnvelope, ApiFieldError),
     ...[...byStatus.entries()].map(([status, list]) =>
       ApiResponse({ status, type: ApiErrorEnvelope, description: list.join(', ') }),
     ),

@@ -18,7 +18,7 @@ interface FieldOptions {
  * every field is required in the generated schemas.
  */
 function field(schema: JsonSchema, api: JsonSchema, options: FieldOptions): PropertyDecorator {
-  const exact: JsonSchema = options.nullable ? { anyOf: [schema, { type: 'null' }] } : schema;
+  const exact: JsonSchema = options.nullable ? orNull(schema) : schema;
   const described =
     options.description === undefined ? exact : { ...exact, description: options.description };
   const openapi = {
@@ -33,6 +33,18 @@ function field(schema: JsonSchema, api: JsonSchema, options: FieldOptions): Prop
     Allow(),
     JSONSchema(() => described),
   );
+}
+
+/**
+ * `schema` or `null`, as `anyOf` branches with one `type` each: the spelling every schema dialect
+ * clients map tool schemas onto can read (a `type` list is legal JSON Schema but less portable).
+ */
+export function orNull(schema: JsonSchema): JsonSchema {
+  const { description, default: fallback, ...rest } = schema;
+  const nullable: JsonSchema = { anyOf: [rest, { type: 'null' }] };
+  if (description !== undefined) nullable.description = description;
+  if (fallback !== undefined) nullable.default = fallback;
+  return nullable;
 }
 
 export const Out = {
@@ -59,6 +71,8 @@ export const Out = {
       { type: String, enum: [...values], isArray: true },
       o,
     ),
+  stringArray: (o: FieldOptions = {}) =>
+    field({ type: 'array', items: { type: 'string' } }, { type: String, isArray: true }, o),
   /** A free-form JSON object (e.g. an audit event's `changes`). */
   object: (o: FieldOptions = {}) =>
     field(

@@ -8,6 +8,7 @@ import { AuditEvents1764710000002 } from './1764710000002-audit-events.js';
 import { MailOutbox1764710000003 } from './1764710000003-mail-outbox.js';
 import { OAuth1764720000000 } from './1764720000000-oauth.js';
 import { OAuthGrantRevocation1764720000001 } from './1764720000001-oauth-grant-revocation.js';
+import { AuditEventsRequestIndex1764790000000 } from './1764790000000-audit-events-request-index.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   MailOutbox1764710000003,
   OAuth1764720000000,
   OAuthGrantRevocation1764720000001,
+  AuditEventsRequestIndex1764790000000,
 ];

@@ -1,0 +1,175 @@
+import { useLocation } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { withQuery } from '../api.js';
+import { ChannelBadge } from '../components/badges.js';
+import { ChangesTable } from '../components/changes.js';
+import { PersonName, TokenName } from '../components/names.js';
+import { Pager } from '../components/pager.js';
+import { ErrorNote, Loading } from '../components/states.js';
+import { ago, fullTime } from '../format.js';
+import type { AuditEvent, Page } from '../types.js';
+import { useApi } from '../use-api.js';
+import { ResourceLabel } from './audit-events-list.js';
+
+const RESOURCE_TYPES = ['portal_user', 'account', 'member', 'token'] as const;
+const CHANNELS = [
+  ['api', 'API (people)'],
+  ['mcp', 'Agents (MCP)'],
+] as const;
+
+/** Every write, human (api) and agent (mcp) side by side, searchable by the labels it carries. */
+export function AuditPage() {
+  const { query, route, path } = useLocation();
+  const q = query;
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [search, setSearch] = useState(q.q ?? '');
+  const list = useApi<Page<AuditEvent>>('/v1/audit-events', {
+    q: q.q,
+    resource_type: q.resource_type,
+    resource_id: q.resource_id,
+    channel: q.channel,
+    limit: 25,
+    cursor: cursors.at(-1),
+  });
+  const setFilter = (changes: Record<string, string | undefined>): void => {
+    setCursors([]);
+    route(withQuery(path, { ...q, ...changes }));
+  };
+  return (
+    <section aria-labelledby="audit-title">
+      <header class="page-header">
+        <h1 id="audit-title">Audit trail</h1>
+      </header>
+      <form
+        class="filters"
+        role="search"
+        aria-label="Filter audit events"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilter({ q: search.trim() || undefined });
+        }}
+      >
+        <label>
+          Search names and e-mails
+          <input
+            type="search"
+            name="q"
+            value={search}
+            placeholder="e.g. ana@example.com"
+            onInput={(e) => setSearch(e.currentTarget.value)}
+          />
+        </label>
+        <button type="submit">Search</button>
+        <label>
+          Resource
+          <select
+            name="resource_type"
+            value={q.resource_type ?? ''}
+            onChange={(e) => setFilter({ resource_type: e.currentTarget.value || undefined })}
+          >
+            <option value="">Any</option>
+            {RESOURCE_TYPES.map((r) => (
+              <option key={r} value={r}>
+                {r.replace('_', ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Channel
+          <select
+            name="channel"
+            value={q.channel ?? ''}
+            onChange={(e) => setFilter({ channel: e.currentTarget.value || undefined })}
+          >
+            <option value="">Both</option>
+            {CHANNELS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {q.resource_id ? (
+          <button type="button" onClick={() => setFilter({ resource_id: undefined })}>
+            Showing one resource · show all
+          </button>
+        ) : null}
+      </form>
+      <ErrorNote error={list.error} />
+      {list.data === undefined ? (
+        list.error ? null : (
+          <Loading what="audit events" />
+        )
+      ) : list.data.data.length === 0 ? (
+        <p class="empty">No audit events match.</p>
+      ) : (
+        <div class="table-scroll">
+          <table class="rows audit">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Action</th>
+                <th scope="col">Resource</th>
+                <th scope="col">Who</th>
+                <th scope="col">Token / client</th>
+                <th scope="col">Changes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <time dateTime={e.occurred_at} title={fullTime(e.occurred_at)}>
+                      {ago(e.occurred_at)}
+                    </time>
+                  </td>
+                  <td>
+                    <ChannelBadge channel={e.channel} />
+                  </td>
+                  <td>
+                    <code>{e.action}</code>
+                  </td>
+                  <td>
+                    <a
+                      href={withQuery(path, {
+                        resource_type: e.resource_type,
+                        resource_id: e.resource_id,
+                      })}
+                      title="Only this resource's history"
+                    >
+                      <ResourceLabel event={e} />
+                    </a>
+                  </td>
+                  <td>
+                    <PersonName id={e.actor_user_id} name={e.actor_name} email={e.actor_email} />
+                  </td>
+                  <td>
+                    <TokenName id={e.token_id} name={e.token_name} kind={e.token_kind} />
+                    {e.client_name ? <div class="muted small">{e.client_name}</div> : null}
+                  </td>
+                  <td>
+                    <details>
+                      <summary>
+                        {Object.keys(e.changes).length} field
+                        {Object.keys(e.changes).length === 1 ? '' : 's'}
+                      </summary>
+                      <ChangesTable changes={e.changes} />
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager
+        page={cursors.length}
+        nextCursor={list.data?.next_cursor}
+        onNewer={() => setCursors((s) => s.slice(0, -1))}
+        onOlder={(c) => setCursors((s) => [...s, c])}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,167 @@
+import { useLocation } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { withQuery } from '../api.js';
+import { OutcomeBadge, StatusBadge } from '../components/badges.js';
+import { PersonName } from '../components/names.js';
+import { Pager } from '../components/pager.js';
+import { ErrorNote, Loading } from '../components/states.js';
+import { ago, fullTime } from '../format.js';
+import type { Confirmation, ConfirmationDetail, Page } from '../types.js';
+import { useApi, useInterval } from '../use-api.js';
+import { AuditEventCards } from './audit-events-list.js';
+
+const STATUSES = ['pending', 'consumed', 'declined', 'expired'] as const;
+
+/** Confirmations asked of people, newest first, by status. */
+export function ConfirmationsPage() {
+  const { query, route, path } = useLocation();
+  const status = query.status;
+  const [cursors, setCursors] = useState<string[]>([]);
+  const list = useApi<Page<Confirmation>>('/v1/mcp/confirmations', {
+    status,
+    limit: 25,
+    cursor: cursors.at(-1),
+  });
+  useInterval(list.reload, 10_000, cursors.length === 0);
+  return (
+    <section aria-labelledby="confirmations-title">
+      <header class="page-header">
+        <h1 id="confirmations-title">Confirmations</h1>
+      </header>
+      <div class="tabs" role="group" aria-label="Status">
+        {[undefined, ...STATUSES].map((s) => (
+          <button
+            type="button"
+            key={s ?? 'all'}
+            aria-pressed={status === s}
+            onClick={() => {
+              setCursors([]);
+              route(withQuery(path, { status: s }));
+            }}
+          >
+            {s ?? 'all'}
+          </button>
+        ))}
+      </div>
+      <ErrorNote error={list.error} />
+      {list.data === undefined ? (
+        list.error ? null : (
+          <Loading what="confirmations" />
+        )
+      ) : list.data.data.length === 0 ? (
+        <p class="empty">No confirmations{status ? ` ${status}` : ''}.</p>
+      ) : (
+        <div class="table-scroll">
+          <table class="rows">
+            <thead>
+              <tr>
+                <th scope="col">Asked</th>
+                <th scope="col">Status</th>
+                <th scope="col">Question shown to the person</th>
+                <th scope="col">Person</th>
+                <th scope="col">Answered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((c) => (
+                <tr key={c.id}>
+                  <td>
+                    <time dateTime={c.created_at} title={fullTime(c.created_at)}>
+                      {ago(c.created_at)}
+                    </time>
+                  </td>
+                  <td>
+                    <StatusBadge status={c.status} />
+                  </td>
+                  <td>
+                    <a href={`/admin/confirmations/${c.id}`}>{c.message}</a>
+                    <div class="muted small">
+                      {c.tool} · {c.client_name ?? 'unnamed client'}
+                    </div>
+                  </td>
+                  <td>
+                    <PersonName id={c.user_id} />
+                  </td>
+                  <td>{c.decided_at ? ago(c.decided_at) : <span class="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager
+        page={cursors.length}
+        nextCursor={list.data?.next_cursor}
+        onNewer={() => setCursors((s) => s.slice(0, -1))}
+        onOlder={(c) => setCursors((s) => [...s, c])}
+      />
+    </section>
+  );
+}
+
+/** One confirmation: the question, who answered and when, the call it authorized, what it wrote. */
+export function ConfirmationPage(props: { id: string }) {
+  const detail = useApi<ConfirmationDetail & { tool_call: { outcome: string } | null }>(
+    `/v1/mcp/confirmations/${props.id}`,
+  );
+  const c = detail.data;
+  return (
+    <section aria-labelledby="confirmation-title">
+      <p>
+        <a href="/admin/confirmations">← Confirmations</a>
+      </p>
+      <h1 id="confirmation-title">Confirmation</h1>
+      <ErrorNote error={detail.error} />
+      {c === undefined ? (
+        detail.error ? null : (
+          <Loading what="the confirmation" />
+        )
+      ) : (
+        <>
+          <blockquote class="question">{c.message}</blockquote>
+          <dl class="facts">
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={c.status} />
+            </dd>
+            <dt>Tool</dt>
+            <dd>
+              <code>{c.tool}</code> on {c.target_type.replace('_', ' ')}{' '}
+              <code title={c.target_id}>{c.target_id.slice(0, 8)}</code>
+            </dd>
+            <dt>Asked of</dt>
+            <dd>
+              <PersonName id={c.user_id} />
+            </dd>
+            <dt>Asked</dt>
+            <dd>{fullTime(c.created_at)}</dd>
+            <dt>Answered</dt>
+            <dd>
+              {c.decided_at ? fullTime(c.decided_at) : <span class="muted">not answered</span>}
+            </dd>
+            <dt>Expires</dt>
+            <dd>{fullTime(c.expires_at)}</dd>
+            <dt>Client</dt>
+            <dd>
+              {c.client_name ?? <span class="muted">not reported</span>}{' '}
+              <span class="muted">(protocol {c.protocol_version})</span>
+            </dd>
+          </dl>
+          <h2>What ran</h2>
+          {c.tool_call ? (
+            <p>
+              <a href={`/admin/calls/${c.tool_call.id}`}>
+                <code>{c.tool_call.tool}</code> call
+              </a>{' '}
+              <OutcomeBadge outcome={c.tool_call.outcome} status={c.tool_call.status} />
+            </p>
+          ) : (
+            <p class="empty">No call ran with this confirmation.</p>
+          )}
+          <h2>Audit events</h2>
+          <AuditEventCards events={c.audit_events} empty="Nothing was written." />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,182 @@
+import { useMemo, useState } from 'preact/hooks';
+import { api, ApiError } from '../api.js';
+import { StatusBadge } from '../components/badges.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { Pager } from '../components/pager.js';
+import { ErrorNote, Loading } from '../components/states.js';
+import { ago, fullTime } from '../format.js';
+import type { Member, Page, Token } from '../types.js';
+import { useApi } from '../use-api.js';
+
+/**
+ * Connected clients (OAuth grants) and personal tokens of the organisation, with their last use;
+ * revoking one asks first, and takes effect on the token's next request.
+ */
+export function TokensPage() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const tokens = useApi<Page<Token>>('/v1/tokens', { limit: 50, cursor: cursors.at(-1) });
+  const members = useApi<Page<Member>>('/v1/members', { limit: 100 });
+  const people = useMemo(
+    () => new Map((members.data?.data ?? []).map((m) => [m.user_id, m])),
+    [members.data],
+  );
+  const [target, setTarget] = useState<Token | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>();
+  const [revoked, setRevoked] = useState<Token | null>(null);
+
+  const revoke = async (): Promise<void> => {
+    if (target === null) return;
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      const done = await api<Token>(`/v1/tokens/${target.id}`, { method: 'DELETE' });
+      setRevoked(done);
+      setTarget(null);
+      tokens.reload();
+    } catch (err) {
+      setFailure(err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const rows = tokens.data?.data ?? [];
+  const grants = rows.filter((t) => t.kind === 'oauth');
+  const personal = rows.filter((t) => t.kind === 'personal');
+  const owner = (t: Token): string => {
+    const m = people.get(t.user_id);
+    return m ? `${m.name} <${m.email}>` : t.user_id.slice(0, 8);
+  };
+
+  return (
+    <section aria-labelledby="tokens-title">
+      <header class="page-header">
+        <h1 id="tokens-title">Connected clients and tokens</h1>
+      </header>
+      {revoked ? (
+        <p class="notice" role="status">
+          Revoked <strong>{revoked.client_name ?? revoked.name}</strong>. Its next request is
+          refused with 401 <code>INVALID_TOKEN</code>; nothing else changes.
+        </p>
+      ) : null}
+      <ErrorNote error={tokens.error} />
+      {tokens.data === undefined ? (
+        tokens.error ? null : (
+          <Loading what="tokens" />
+        )
+      ) : (
+        <>
+          <h2>Connected clients (OAuth)</h2>
+          <TokenTable
+            rows={grants}
+            owner={owner}
+            empty="No MCP client has been authorized through OAuth."
+            onRevoke={(t) => {
+              setFailure(undefined);
+              setTarget(t);
+            }}
+          />
+          <h2>Personal tokens</h2>
+          <TokenTable
+            rows={personal}
+            owner={owner}
+            empty="No personal tokens."
+            onRevoke={(t) => {
+              setFailure(undefined);
+              setTarget(t);
+            }}
+          />
+        </>
+      )}
+      <Pager
+        page={cursors.length}
+        nextCursor={tokens.data?.next_cursor}
+        onNewer={() => setCursors((s) => s.slice(0, -1))}
+        onOlder={(c) => setCursors((s) => [...s, c])}
+      />
+      <ConfirmDialog
+        open={target !== null}
+        title={target?.kind === 'oauth' ? 'Revoke this client’s access?' : 'Revoke this token?'}
+        confirmLabel="Revoke"
+        busy={busy}
+        error={failure}
+        onCancel={() => setTarget(null)}
+        onConfirm={() => void revoke()}
+      >
+        {target ? (
+          <p>
+            <strong>{target.client_name ?? target.name}</strong> ({target.token_prefix}…), acting as{' '}
+            {owner(target)}, will be refused from its next request on. This cannot be undone: the
+            client has to be authorized again.
+          </p>
+        ) : null}
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function TokenTable(props: {
+  rows: Token[];
+  owner: (t: Token) => string;
+  empty: string;
+  onRevoke: (t: Token) => void;
+}) {
+  if (props.rows.length === 0) return <p class="empty">{props.empty}</p>;
+  return (
+    <div class="table-scroll">
+      <table class="rows">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Person</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((t) => (
+            <tr key={t.id}>
+              <td>
+                <strong>{t.client_name ?? t.name}</strong>
+                <div class="muted small">
+                  <code>{t.token_prefix}…</code> · created {ago(t.created_at)}
+                </div>
+              </td>
+              <td>{props.owner(t)}</td>
+              <td class="small">{t.scopes.join(', ')}</td>
+              <td>
+                {t.last_used_at ? (
+                  <time dateTime={t.last_used_at} title={fullTime(t.last_used_at)}>
+                    {ago(t.last_used_at)}
+                  </time>
+                ) : (
+                  <span class="muted">never</span>
+                )}
+              </td>
+              <td>
+                <StatusBadge status={t.status} />
+              </td>
+              <td>
+                {t.status === 'active' ? (
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick={() => props.onRevoke(t)}
+                    aria-label={`Revoke ${t.client_name ?? t.name}`}
+                  >
+                    Revoke
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,139 @@
+/** The REST API's shapes as the console reads them (see `GET /v1/openapi.json`). */
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export interface ApiErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+export interface Me {
+  person: { id: string; email: string; name: string };
+  organization: { id: string; slug: string; name: string };
+  membership: { role: string; status: string; permissions: string[] };
+}
+
+export interface ToolCall {
+  id: string;
+  tool: string;
+  status: string;
+  is_error: boolean;
+  era: string;
+  protocol_version: string;
+  client_name: string | null;
+  user_id: string;
+  token_id: string;
+  duration_ms: number;
+  confirmation_id: string | null;
+  request_id: string;
+  arguments_digest: string | null;
+  created_at: string;
+}
+
+export interface Change {
+  before: unknown;
+  after: unknown;
+}
+
+export interface AuditEvent {
+  id: string;
+  occurred_at: string;
+  actor_type: string;
+  actor_user_id: string | null;
+  /** Present once the audit trail carries names (as they were at the time). */
+  actor_name?: string | null;
+  actor_email?: string | null;
+  token_id: string | null;
+  token_name?: string | null;
+  token_kind?: string | null;
+  resource_label?: string | null;
+  channel: string;
+  client_name: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  changes: Record<string, Change>;
+  request_id: string | null;
+  confirmation_id: string | null;
+}
+
+export interface Confirmation {
+  id: string;
+  tool: string;
+  status: string;
+  target_type: string;
+  target_id: string;
+  message: string;
+  protocol_version: string;
+  client_name: string | null;
+  user_id: string;
+  token_id: string;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  tool_call_id: string | null;
+}
+
+export interface ConfirmationDetail extends Confirmation {
+  tool_call: ToolCall | null;
+  audit_events: AuditEvent[];
+}
+
+export interface ToolCallDetail extends ToolCall {
+  confirmation: Confirmation | null;
+  audit_events: AuditEvent[];
+}
+
+export interface MinuteBucket {
+  minute: string;
+  ok: number;
+  tool_error: number;
+  refused: number;
+  protocol_error: number;
+  p95_ms: number | null;
+}
+
+export interface Person {
+  user_id: string;
+  name: string;
+  email: string;
+}
+
+export interface TokenRef {
+  token_id: string;
+  name: string;
+  kind: string;
+}
+
+export interface Facets {
+  tools: string[];
+  statuses: string[];
+  clients: string[];
+  people: Person[];
+  tokens: TokenRef[];
+}
+
+export interface Token {
+  id: string;
+  kind: 'personal' | 'oauth';
+  name: string;
+  client_name: string | null;
+  user_id: string;
+  token_prefix: string;
+  scopes: string[];
+  status: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export interface Member {
+  user_id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: string;
+}
