@@ -2,6 +2,7 @@
 # Platform REST API + MCP server. Build: `docker build -t platform-mcp .`
 # Serve: `docker run ... platform-mcp`; migrate: `docker run ... platform-mcp node dist/apps/server/src/migrate.js up`.
 
+# Node 22: nestjs-pino 5 and nestjs-cls 7 declare node >= 22 (package.json `engines` says the same).
 ARG NODE_IMAGE=node:22-bookworm-slim
 
 # ---- deps: every dependency, for the build -------------------------------------------------
@@ -46,6 +47,11 @@ RUN mkdir -p /data && chown 1000:1000 /data
 # The image's `node` user, by number so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 EXPOSE 3000
+# The root filesystem can be mounted read-only (compose `read_only`, k8s readOnlyRootFilesystem):
+# the server writes nothing outside DATA_DIR, and only in the embedded mode.
+# Readiness, asked of node itself (the slim image has no curl): 503 while starting or draining.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node is PID 1: the server handles SIGTERM itself (drains, then exits within SHUTDOWN_GRACE_MS).
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/apps/server/src/main.js"]

@@ -1,4 +1,4 @@
-// The exact wire requests the scenarios send (see test/e2e/support/mcp-peers.ts and
+// The exact wire requests the scenarios send (see test/support/mcp-peers.ts and
 // test/e2e/mcp-wire.e2e-spec.ts for what a 2026-07-28 and a 2025 request need).
 
 export const MODERN = '2026-07-28';

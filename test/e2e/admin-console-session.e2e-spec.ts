@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import type { BrowserAgent } from './support/browser-agent.js';
-import { consoleHeaders, signedInAgent } from './support/console-sign-in.js';
-import type { Json } from './support/mcp-peers.js';
+import type { BrowserAgent } from '../support/browser-agent.js';
+import { consoleHeaders, signedInAgent } from '../support/console-sign-in.js';
+import type { Json } from '../support/mcp-peers.js';
 
 /**
  * The REST API accepts the person's browser session for same-origin requests from the admin

@@ -6,14 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { firstUrl } from './support/browser-agent.js';
-import { latestMailTo } from './support/console-sign-in.js';
+import { firstUrl } from '../support/browser-agent.js';
+import { latestMailTo } from '../support/console-sign-in.js';
 import {
   answer,
   askedOf,
   createPortalUser,
   modernToolCall,
-} from './support/mcp-confirmation-fixtures.js';
+} from '../support/mcp-confirmation-fixtures.js';
 
 /**
  * The admin console in a real browser (Debian's Chromium driven by playwright-core): sign in with

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startBuiltServer, type BuiltServer } from './support/built-server.js';
-import { modernToolCall } from './support/raw-mcp.js';
+import { startBuiltServer, type BuiltServer } from '../support/built-server.js';
+import { modernToolCall } from '../support/raw-mcp.js';
 
 /**
  * SIGTERM against the BUILT server in a child process (requires `npm run build`; see
- * support/built-server.ts), as docs/operations.md "Graceful shutdown" promises: readiness answers
+ * test/support/built-server.ts), as docs/operations.md "Graceful shutdown" promises: readiness answers
  * 503 first while everything else is still served, then the listener closes, requests in flight
  * finish (bounded by SHUTDOWN_GRACE_MS), the buffered call history is flushed, the database is
  * closed, and the process exits 0.
@@ -222,7 +222,7 @@ describe('graceful shutdown on SIGTERM', () => {
       expect(logged.has(id), `${id} is missing from mcp_tool_calls`).toBe(true);
     expect(rows).toHaveLength(before.length + during.length + 1);
     expect(rows.every((r) => r.status === 'ok')).toBe(true);
-  }, 90_000);
+  }, 180_000);
 
   it('cuts what is still in flight when the grace period ends, still flushes and closes, exits 1', async () => {
     s = await startBuiltServer({ env: { SHUTDOWN_GRACE_MS: '1000' } });
@@ -253,5 +253,5 @@ describe('graceful shutdown on SIGTERM', () => {
       [`sd-${RUN}-cut-%`],
     );
     expect(rows.map((r) => r.request_id).sort()).toEqual([...before].sort());
-  }, 60_000);
+  }, 180_000);
 });

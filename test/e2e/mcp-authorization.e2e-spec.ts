@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_SCOPES } from '@app/identity';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { PEERS, rpcErrorOf, textJsonOf, type Json } from './support/mcp-peers.js';
+import { PEERS, rpcErrorOf, textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
   legacyRequest,
   modernRequest,
@@ -10,7 +10,7 @@ import {
   sqlRows,
   type SqlClient,
   type WireResponse,
-} from './support/mcp-confirmation-fixtures.js';
+} from '../support/mcp-confirmation-fixtures.js';
 
 /**
  * Issue 5: the four authorization outcomes (PRODUCT §2.1, §5) with the demo tokens, on

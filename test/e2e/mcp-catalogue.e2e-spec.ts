@@ -3,7 +3,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { capturingFetch, type Json } from './support/mcp-peers.js';
+import { capturingFetch, type Json } from '../support/mcp-peers.js';
 
 /**
  * What a new user does: the README's TypeScript snippet, as written, against the real server; and

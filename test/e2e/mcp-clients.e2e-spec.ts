@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '@app/mcp-tools';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { PEERS, rpcErrorOf, textJsonOf, type Json, type McpPeer } from './support/mcp-peers.js';
+import { PEERS, rpcErrorOf, textJsonOf, type Json, type McpPeer } from '../support/mcp-peers.js';
 
 /**
  * The real server driven by real MCP clients over HTTP: the v2 SDK client pinned to 2026-07-28, in

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { parseMaybe, type Json } from './support/mcp-peers.js';
+import { parseMaybe, type Json } from '../support/mcp-peers.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 const MODERN = '2026-07-28';

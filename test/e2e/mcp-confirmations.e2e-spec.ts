@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { rpcErrorOf, textJsonOf, type Json } from './support/mcp-peers.js';
+import { rpcErrorOf, textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
   accountIdByName,
   accountStatus,
@@ -24,7 +24,7 @@ import {
   type SqlClient,
   type ElicitAnswer,
   type WireResponse,
-} from './support/mcp-confirmation-fixtures.js';
+} from '../support/mcp-confirmation-fixtures.js';
 
 /**
  * Issue 6: destructive tools run only after the person confirms, once per confirmation

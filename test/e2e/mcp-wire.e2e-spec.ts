@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_SCOPES } from '@app/identity';
 import { TOOLS } from '@app/mcp-tools';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { parseMaybe, type Json } from './support/mcp-peers.js';
+import { parseMaybe, type Json } from '../support/mcp-peers.js';
 
 /**
  * `/mcp` on the wire, with plain fetch: transport refusals (plain HTTP with the API envelope),

@@ -7,9 +7,9 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { BrowserAgent } from './support/browser-agent.js';
-import type { Json } from './support/mcp-peers.js';
-import { authorizeInBrowser, InMemoryOAuthClient, latestMailTo } from './support/oauth-client.js';
+import { BrowserAgent } from '../support/browser-agent.js';
+import type { Json } from '../support/mcp-peers.js';
+import { authorizeInBrowser, InMemoryOAuthClient, latestMailTo } from '../support/oauth-client.js';
 
 /**
  * An MCP client connects by URL alone with the official v2 SDK's OAuth support: 401 → protected

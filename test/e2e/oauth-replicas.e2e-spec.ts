@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { startServer, type RunningServer } from '../../apps/server/src/bootstrap.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { BrowserAgent } from './support/browser-agent.js';
-import type { Json } from './support/mcp-peers.js';
-import { authorizeInBrowser, latestMailTo } from './support/oauth-client.js';
+import { BrowserAgent } from '../support/browser-agent.js';
+import type { Json } from '../support/mcp-peers.js';
+import { authorizeInBrowser, latestMailTo } from '../support/oauth-client.js';
 
 /**
  * Two replicas on one database, behind one public URL: the person signs in and consents on one;

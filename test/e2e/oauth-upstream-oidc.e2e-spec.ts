@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Provider } from 'oidc-provider';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { freePort } from './support/built-server.js';
-import { BrowserAgent } from './support/browser-agent.js';
-import type { Json } from './support/mcp-peers.js';
+import { freePort } from '../support/built-server.js';
+import { BrowserAgent } from '../support/browser-agent.js';
+import type { Json } from '../support/mcp-peers.js';
 
 /**
  * Signing in through the company's identity provider: a second, real `oidc-provider` started here

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Json } from './support/mcp-peers.js';
-import { startBuiltServer, type BuiltServer, type LogLine } from './support/built-server.js';
+import type { Json } from '../support/mcp-peers.js';
+import { startBuiltServer, type BuiltServer, type LogLine } from '../support/built-server.js';
 import {
   legacyToolCall,
   modernToolCall,
@@ -9,11 +9,11 @@ import {
   resultJson,
   sampleKey,
   type RawResponse,
-} from './support/raw-mcp.js';
+} from '../support/raw-mcp.js';
 
 /**
  * PRODUCT §8–9 against the BUILT server in a child process (requires `npm run build`; see
- * support/built-server.ts): one scripted MCP session, then what an operator sees of it — the one
+ * test/support/built-server.ts): one scripted MCP session, then what an operator sees of it — the one
  * `tools/call` log line per call on stdout (and no secret or argument anywhere in the output), the
  * access log without probes and scrapes, the call and confirmation history, `/metrics`, and the
  * audit trail.
@@ -56,7 +56,7 @@ interface Call {
   era: '2025' | '2026-07-28';
   protocolVersion: string;
   client: string | null;
-  /** Which confirmation the call carries (`asked` and `accepted` share one, as do the declined pair). */
+  /** Which confirmation the call carries (`asked` and `consumed` share one, as do the declined pair). */
   confirmation: 'confirmed' | 'declined' | null;
   response: RawResponse;
 }
@@ -495,7 +495,7 @@ describe('/metrics', () => {
 
   it('counts confirmations by outcome', () => {
     expect(value('mcp_confirmations_total', { outcome: 'asked' })).toBe(2);
-    expect(value('mcp_confirmations_total', { outcome: 'accepted' })).toBe(1);
+    expect(value('mcp_confirmations_total', { outcome: 'consumed' })).toBe(1);
     expect(value('mcp_confirmations_total', { outcome: 'declined' })).toBe(1);
   });
 

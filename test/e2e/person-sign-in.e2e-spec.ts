@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { SignInLinkService } from '@app/oauth-server';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { BrowserAgent, firstUrl, hiddenField } from './support/browser-agent.js';
-import type { Json } from './support/mcp-peers.js';
+import { BrowserAgent, firstUrl, hiddenField } from '../support/browser-agent.js';
+import type { Json } from '../support/mcp-peers.js';
 
 /**
  * A person signs in with a one-time e-mail link (the embedded default: the mail goes to the

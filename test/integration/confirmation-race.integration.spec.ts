@@ -13,8 +13,8 @@ import {
   sqlRows,
   type SqlClient,
   type WireResponse,
-} from '../e2e/support/mcp-confirmation-fixtures.js';
-import type { Json } from '../e2e/support/mcp-peers.js';
+} from '../support/mcp-confirmation-fixtures.js';
+import type { Json } from '../support/mcp-peers.js';
 
 /**
  * PRODUCT §4: an accepted confirmation is consumed atomically, exactly once, across all replicas.

@@ -17,8 +17,8 @@ import {
   sqlRows,
   type SqlClient,
   type WireResponse,
-} from '../e2e/support/mcp-confirmation-fixtures.js';
-import type { Json } from '../e2e/support/mcp-peers.js';
+} from '../support/mcp-confirmation-fixtures.js';
+import type { Json } from '../support/mcp-peers.js';
 
 /**
  * PRODUCT §4: when the confirmation store cannot be written, asking or consuming a confirmation

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { legacyToolCall, modernToolCall, type RawResponse } from '../e2e/support/raw-mcp.js';
+import { legacyToolCall, modernToolCall, type RawResponse } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { byText, call, type Json } from './platform-api.fixtures.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '@app/rest-contract';
-import { legacyToolCall } from '../e2e/support/raw-mcp.js';
+import { legacyToolCall } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, snapshot, type Json } from './platform-api.fixtures.js';
 

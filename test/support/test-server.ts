@@ -18,14 +18,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/**
- * The production server (same bootstrap, same Fastify pipeline) on a free loopback port, over a
- * database of this test file's own (real Postgres when DATABASE_URL is set, else embedded), with
- * the demo organisation seeded.
- */
-export async function startTestServer(overrides: Partial<AppConfig> = {}): Promise<TestServer> {
-  const db = await createTestDatabase();
-  const config = loadConfig(
+function testConfig(db: TestDatabase, overrides: Partial<AppConfig>): AppConfig {
+  return loadConfig(
     {},
     {
       nodeEnv: 'test',
@@ -41,7 +35,36 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
       ...overrides,
     },
   );
-  const server = await startServer(config, { seedDemo: 'always', writeDemoTokens: false });
+}
+
+/**
+ * The production server (same bootstrap, same Fastify pipeline) on a free loopback port, over a
+ * database of this test file's own (real Postgres when DATABASE_URL is set, else embedded), with
+ * the demo organisation seeded.
+ */
+export async function startTestServer(
+  overrides: Partial<AppConfig> = {},
+  options: {
+    /** How the server reaches its database, given the test database's URL (e.g. via a proxy). */
+    databaseUrl?: (url: string) => string;
+  } = {},
+): Promise<TestServer> {
+  const db = await createTestDatabase();
+  let server: RunningServer;
+  try {
+    const databaseUrl = options.databaseUrl?.(db.url);
+    const config = testConfig(
+      db,
+      databaseUrl === undefined ? overrides : { ...overrides, databaseUrl },
+    );
+    server = await startServer(config, {
+      seedDemo: 'always',
+      writeDemoTokens: false,
+    });
+  } catch (err) {
+    await db.dispose();
+    throw err;
+  }
   const tokens = server.demoTokens!;
   return {
     url: server.url,
@@ -61,8 +84,11 @@ export async function startTestServer(overrides: Partial<AppConfig> = {}): Promi
       });
     },
     close: async () => {
-      await server.close();
-      await db.dispose();
+      try {
+        await server.close();
+      } finally {
+        await db.dispose();
+      }
     },
   };
 }

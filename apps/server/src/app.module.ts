@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
 import { AppConfig, ConfigModule } from '@app/config';
-import { DatabaseModule, logSafeError } from '@app/database';
+import { DatabaseModule, isDatabaseUnavailable, logSafeError } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
@@ -83,7 +83,12 @@ export class AppModule {
             },
           },
         }),
-        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize),
+        DatabaseModule.forRoot(databaseUrl, config.dbPoolSize, {
+          statementTimeoutMs: config.dbStatementTimeoutMs,
+          idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+          connectTimeoutMs: config.dbConnectTimeoutMs,
+          keepAliveInitialDelayMs: config.dbKeepaliveMs,
+        }),
         HealthModule,
         MetricsModule,
         IdentityModule,
@@ -114,6 +119,7 @@ export class AppModule {
                 const scope = path === MCP_PATH ? `, scope="${READ_SCOPES.join(' ')}"` : '';
                 return `Bearer ${error}resource_metadata="${metadata}"${scope}`;
               },
+              unavailable: isDatabaseUnavailable,
             }),
         },
         // The admin console's same-origin session first; everything else is a bearer token.

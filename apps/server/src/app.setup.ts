@@ -12,7 +12,7 @@ import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
 import { InternalDispatchRegistry } from '@app/identity';
 import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
-import { registerMcpTransportSecurity } from '@app/mcp-server';
+import { registerMcpRejectionMetrics, registerMcpTransportSecurity } from '@app/mcp-server';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/mcp-transport';
 import { mountOAuthServer } from '@app/oauth-server';
 
@@ -89,16 +89,11 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   const metrics = app.get(MetricsService);
   const dataSource = app.get(DataSource);
   metrics.setPoolStatsSource(() => poolStats(dataSource));
-  registerMcpTransportSecurity(fastify, config, metrics);
+  registerMcpTransportSecurity(fastify, config);
+  // Every /mcp refusal (401, 403, 405, 406, 413, 415, 429 per IP or per token) counts once, here.
+  registerMcpRejectionMetrics(fastify, metrics);
   registerHttpMetrics(fastify, metrics);
-  registerIpRateLimit(
-    fastify,
-    app.get(RateLimitService),
-    app.get(InternalDispatchRegistry),
-    (path) => {
-      if (path === '/mcp') metrics.recordTransportRejection('rate_limited');
-    },
-  );
+  registerIpRateLimit(fastify, app.get(RateLimitService), app.get(InternalDispatchRegistry));
   registerAdminConsole(fastify, { dir: defaultAdminConsoleDir() });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from '@app/config';
 import { EmbeddedPostgres, migrate } from '@app/database';
 import { DemoSeeder, type DemoTokens, type DemoTokenSecrets } from '@app/demo';
+import { ShutdownState } from '@app/health';
 import { AppModule } from './app.module.js';
 import { configureApp, createFastifyAdapter } from './app.setup.js';
 
@@ -36,6 +37,21 @@ async function embeddedConfirmationKey(dataDir: string): Promise<string> {
     const key = randomBytes(48).toString('base64url');
     await writeFile(file, `${key}\n`, { mode: 0o600 });
     return key;
+  }
+}
+
+/**
+ * Writes `file` so that a reader sees either nothing or all of it: a temporary file in the same
+ * directory, then an atomic rename over the target.
+ */
+async function writeFileAtomically(file: string, content: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, content, { mode: 0o600 });
+    await rename(temporary, file);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
   }
 }
 
@@ -102,13 +118,13 @@ export async function startServer(
           tokens: running.demoTokens,
         };
         running.demoTokensFile = resolve(config.dataDir, 'demo-tokens.json');
-        await writeFile(running.demoTokensFile, `${JSON.stringify(file, null, 2)}\n`, {
-          mode: 0o600,
-        });
+        await writeFileAtomically(running.demoTokensFile, `${JSON.stringify(file, null, 2)}\n`);
       }
     } else if (embedded !== undefined) {
       running.demoTokensFile = resolve(config.dataDir, 'demo-tokens.json');
     }
+    // Only now may readiness say 200: a client that waits for it finds the tokens file complete.
+    app.get(ShutdownState).markStarted();
     return running;
   } catch (err) {
     await app?.close().catch(() => undefined);

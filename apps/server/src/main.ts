@@ -18,11 +18,34 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const server = await startServer(config);
+  let server;
+  try {
+    server = await startServer(config);
+  } catch (err) {
+    if (isAddressInUse(err)) {
+      process.stderr.write(
+        `Cannot listen on ${config.host}:${config.port}: the port is already in use (set PORT to another port, or stop the other process)\n`,
+      );
+      process.exit(1);
+    }
+    throw err;
+  }
   const base = config.publicBaseUrl ?? server.url;
   logger.log(`MCP endpoint: ${base}/mcp`);
   logger.log(`REST API:     ${base}/v1 (OpenAPI at ${base}/v1/openapi.json)`);
   if (server.demoTokensFile) logger.log(`Demo tokens:  ${server.demoTokensFile}`);
+  // A person at a terminal gets the three useful lines at the end, whatever LOG_LEVEL says; log
+  // shippers (stdout not a TTY) get JSON only.
+  if (process.stdout.isTTY) {
+    const lines = [
+      '',
+      `  MCP endpoint  ${base}/mcp`,
+      `  REST API      ${base}/v1   (OpenAPI: ${base}/v1/openapi.json)`,
+      ...(server.demoTokensFile ? [`  Demo tokens   ${server.demoTokensFile}`] : []),
+      '',
+    ];
+    process.stderr.write(`${lines.join('\n')}\n`);
+  }
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -62,6 +85,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Whether listening failed because another process holds the port. */
+function isAddressInUse(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && err.code === 'EADDRINUSE';
 }
 
 await main();

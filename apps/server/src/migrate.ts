@@ -1,9 +1,13 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '@app/config';
+import { ConfigError, loadDatabaseConfig } from '@app/config';
 import { EmbeddedPostgres, migrate } from '@app/database';
 import { join } from 'node:path';
 
-/** `migrate.js up|down|status`: the migration command for jobs (and for the embedded data dir). */
+/**
+ * `migrate.js up|down|status`: the migration command for jobs (and for the embedded data dir).
+ * Reads only DATABASE_URL (and DATA_DIR for the embedded database): a migration job needs no
+ * application secrets.
+ */
 async function run(): Promise<void> {
   const action = process.argv[2] ?? 'status';
   if (action !== 'up' && action !== 'down' && action !== 'status') {
@@ -12,7 +16,7 @@ async function run(): Promise<void> {
   }
   let config;
   try {
-    config = loadConfig();
+    config = loadDatabaseConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

@@ -22,8 +22,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * {@link loadConfig}; everything else injects this class.
  */
 export class AppConfig {
-  @IsIn(['development', 'production', 'test'])
-  nodeEnv: 'development' | 'production' | 'test' = 'development';
+  /**
+   * Any value is accepted (`staging`, `qa`, …). Only `production` changes behaviour: it refuses
+   * development-only settings (`OAUTH_CIMD_ALLOW_PRIVATE_HOSTS`).
+   */
+  @IsString()
+  @MaxLength(64)
+  nodeEnv = 'development';
 
   /** Interface to bind. Loopback by default; a loopback bind also turns on Host validation. */
   @IsString()
@@ -119,6 +124,30 @@ export class AppConfig {
   @Min(1)
   @Max(100)
   dbPoolSize = 10;
+
+  /** Longest a statement may run (server `statement_timeout`; the client gives up 1 s later). */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  dbStatementTimeoutMs = 5_000;
+
+  /** A transaction left idle this long is ended by the server. */
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  dbIdleInTransactionTimeoutMs = 10_000;
+
+  /** Longest wait for a pool connection (including opening one). */
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  dbConnectTimeoutMs = 3_000;
+
+  /** TCP keepalive on database connections: first probe after this much idle time. */
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  dbKeepaliveMs = 5_000;
 
   /**
    * Seed the demo organisations (Acme, Globex) on start when they do not exist, and write their

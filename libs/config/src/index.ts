@@ -1,3 +1,9 @@
 export { AppConfig, LOG_LEVELS, type LogLevel } from './app.config.js';
-export { ConfigError, ENV_KEYS, loadConfig } from './load-config.js';
+export {
+  ConfigError,
+  ENV_KEYS,
+  loadConfig,
+  loadDatabaseConfig,
+  type DatabaseConfig,
+} from './load-config.js';
 export { ConfigModule } from './config.module.js';

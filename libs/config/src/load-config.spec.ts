@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './load-config.js';
+import { ConfigError, loadConfig, loadDatabaseConfig } from './load-config.js';
 
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -76,6 +76,38 @@ describe('loadConfig', () => {
       CONFIRMATION_KEYS: 'k'.repeat(32) + ',' + 'j'.repeat(40),
     });
     expect(ok.confirmationKeys).toHaveLength(2);
+  });
+});
+
+describe('NODE_ENV and the database bounds', () => {
+  it('accepts any NODE_ENV (staging boots); only production refuses development settings', () => {
+    expect(loadConfig({ NODE_ENV: 'staging' }).nodeEnv).toBe('staging');
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', OAUTH_CIMD_ALLOW_PRIVATE_HOSTS: 'true' }),
+    ).toThrow(/OAUTH_CIMD_ALLOW_PRIVATE_HOSTS/);
+    expect(
+      loadConfig({ NODE_ENV: 'staging', OAUTH_CIMD_ALLOW_PRIVATE_HOSTS: 'true' }).nodeEnv,
+    ).toBe('staging');
+  });
+
+  it('bounds the database by default in seconds, configurable', () => {
+    expect(loadConfig({})).toMatchObject({
+      dbStatementTimeoutMs: 5_000,
+      dbIdleInTransactionTimeoutMs: 10_000,
+      dbConnectTimeoutMs: 3_000,
+      dbKeepaliveMs: 5_000,
+    });
+    expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '800' }).dbStatementTimeoutMs).toBe(800);
+    expect(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: '0' })).toThrow(/DB_CONNECT_TIMEOUT_MS/);
+  });
+});
+
+describe('loadDatabaseConfig (the migration command)', () => {
+  it('needs only DATABASE_URL: no confirmation keys, other settings ignored', () => {
+    expect(
+      loadDatabaseConfig({ DATABASE_URL: 'postgres://u@h/db', SMTP_URL: 'not a url', PORT: 'x' }),
+    ).toEqual({ databaseUrl: 'postgres://u@h/db', dataDir: './.data' });
+    expect(() => loadDatabaseConfig({ DATABASE_URL: 'mysql://u@h/db' })).toThrow(/DATABASE_URL/);
   });
 });
 

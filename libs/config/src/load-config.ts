@@ -24,6 +24,10 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['RATE_LIMIT_PER_IP_PER_MINUTE', 'rateLimitPerIpPerMinute', 'int'],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
   ['DB_POOL_SIZE', 'dbPoolSize', 'int'],
+  ['DB_STATEMENT_TIMEOUT_MS', 'dbStatementTimeoutMs', 'int'],
+  ['DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 'dbIdleInTransactionTimeoutMs', 'int'],
+  ['DB_CONNECT_TIMEOUT_MS', 'dbConnectTimeoutMs', 'int'],
+  ['DB_KEEPALIVE_MS', 'dbKeepaliveMs', 'int'],
   ['TRUST_PROXY', 'trustProxy', 'bool'],
   ['SEED_DEMO', 'seedDemo', 'bool'],
   ['SESSION_TTL_SECONDS', 'sessionTtlSeconds', 'int'],
@@ -94,9 +98,31 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   overrides: Partial<AppConfig> = {},
 ): AppConfig {
+  return load(env, overrides);
+}
+
+/** The settings the migration command needs, and only those: where the database is. */
+export type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'dataDir'>;
+const DATABASE_KEYS: ReadonlySet<string> = new Set(['DATABASE_URL', 'DATA_DIR']);
+
+/**
+ * `DATABASE_URL` and `DATA_DIR`, validated like {@link loadConfig} does; every other variable is
+ * ignored, so migrations run with only the database URL (no confirmation keys, no mail settings).
+ */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
+  const config = load(env, {}, DATABASE_KEYS);
+  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+}
+
+function load(
+  env: NodeJS.ProcessEnv,
+  overrides: Partial<AppConfig>,
+  only?: ReadonlySet<string>,
+): AppConfig {
   const problems: string[] = [];
   const plain: Record<string, unknown> = {};
-  for (const [name, field, kind] of ENV_KEYS) {
+  const keys = only === undefined ? ENV_KEYS : ENV_KEYS.filter(([name]) => only.has(name));
+  for (const [name, field, kind] of keys) {
     const raw = env[name];
     if (raw === undefined || (raw === '' && kind !== 'list')) continue;
     const value = convert(name, raw, kind, problems);
@@ -104,7 +130,10 @@ export function loadConfig(
   }
   const config = Object.assign(plainToInstance(AppConfig, plain), overrides);
   const fieldToEnv = new Map(ENV_KEYS.map(([name, field]) => [field as string, name]));
-  problems.push(...flatten(validateSync(config, { forbidUnknownValues: true }), fieldToEnv));
+  const errors = validateSync(config, { forbidUnknownValues: true }).filter(
+    (e) => only === undefined || only.has(fieldToEnv.get(e.property) ?? e.property),
+  );
+  problems.push(...flatten(errors, fieldToEnv));
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

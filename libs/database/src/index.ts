@@ -1,8 +1,8 @@
 export { DatabaseModule } from './database.module.js';
-export { dataSourceOptions } from './data-source-options.js';
+export { dataSourceOptions, type DatabaseTimeouts } from './data-source-options.js';
 export { EmbeddedPostgres } from './embedded-postgres.js';
 export { migrate, type MigrationReport } from './migrator.js';
 export { MIGRATIONS } from './migrations/index.js';
 export { poolStats } from './pool-stats.js';
-export { isUniqueViolation, uniqueConstraintOf } from './pg-errors.js';
+export { isDatabaseUnavailable, isUniqueViolation, uniqueConstraintOf } from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';

@@ -15,6 +15,13 @@ export interface ApiExceptionFilterOptions {
   jsonRpcPaths: readonly string[];
   /** Builds the `WWW-Authenticate` challenge for a 401 on a given path. */
   challenge: (path: string, code: 'UNAUTHENTICATED' | 'INVALID_TOKEN') => string;
+  /**
+   * Whether an unexpected error means a dependency (the database) could not serve the request in
+   * time: answered 503 SERVICE_UNAVAILABLE with `Retry-After`, not 500.
+   */
+  unavailable?: (exception: unknown) => boolean;
+  /** `Retry-After` (seconds) on those 503s. Default 5. */
+  unavailableRetryAfterSeconds?: number;
 }
 
 interface FastifyLikeError {
@@ -198,7 +205,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       void reply.header('www-authenticate', this.options.challenge(path, code));
     }
     const retryAfter = retryAfterOf(envelope.error.details);
-    if (status === 429 && typeof retryAfter === 'number')
+    if ((status === 429 || status === 503) && typeof retryAfter === 'number')
       void reply.header('retry-after', String(retryAfter));
     if (this.options.jsonRpcPaths.includes(path) && status === 413) {
       void reply
@@ -224,6 +231,27 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   map(exception: unknown, requestId: string): { status: number; envelope: ErrorEnvelope } {
+    if (
+      !(exception instanceof DomainError) &&
+      !(exception instanceof HttpException) &&
+      fastifyErrorOf(exception) === undefined &&
+      this.options.unavailable?.(exception) === true
+    ) {
+      const seconds = this.options.unavailableRetryAfterSeconds ?? 5;
+      // One line per request, without the stack: the cause is the dependency, not this code.
+      logger.warn(
+        { requestId, err: exception instanceof Error ? exception.message : String(exception) },
+        'Database unavailable; answered 503',
+      );
+      return {
+        status: 503,
+        envelope: toEnvelope(
+          'SERVICE_UNAVAILABLE',
+          `The service cannot reach its database right now; retry after ${seconds} s`,
+          { retry_after_seconds: seconds, requestId },
+        ),
+      };
+    }
     return mapException(exception, requestId);
   }
 }

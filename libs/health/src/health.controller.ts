@@ -26,10 +26,19 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Ready for traffic: the database answers within 1.5 s, and the process is not draining. */
+  /**
+   * Ready for traffic: start-up finished (demo data seeded, tokens file written), the database
+   * answers within 1.5 s, and the process is not draining.
+   */
   @Get('ready')
   @HealthCheck()
   ready(): Promise<HealthCheckResult> {
+    if (!this.shutdown.started) {
+      throw new ServiceUnavailableException({
+        status: 'error',
+        error: { startup: { status: 'down', message: 'starting' } },
+      });
+    }
     if (this.shutdown.draining) {
       throw new ServiceUnavailableException({
         status: 'error',

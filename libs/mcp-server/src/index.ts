@@ -15,3 +15,8 @@ export {
   type TransportVerdict,
 } from './mcp-transport-security.hook.js';
 export type { ProtectedResourceMetadata } from './protected-resource-metadata.controller.js';
+export {
+  noteTransportRejection,
+  registerMcpRejectionMetrics,
+  rejectionReasonOf,
+} from './mcp-rejection.metrics.js';

@@ -8,6 +8,7 @@ import {
   registerMcpTransportSecurity,
   transportPolicyOf,
 } from './mcp-transport-security.hook.js';
+import { registerMcpRejectionMetrics } from './mcp-rejection.metrics.js';
 
 const loopback = transportPolicyOf({
   host: '127.0.0.1',
@@ -138,7 +139,8 @@ describe('isLoopbackHost / normaliseOrigin', () => {
 async function app() {
   const fastify = Fastify();
   const metrics = { recordTransportRejection: vi.fn<(reason: TransportRejectionReason) => void>() };
-  registerMcpTransportSecurity(fastify, { host: '127.0.0.1', mcpAllowedOrigins: [] }, metrics);
+  registerMcpTransportSecurity(fastify, { host: '127.0.0.1', mcpAllowedOrigins: [] });
+  registerMcpRejectionMetrics(fastify, metrics);
   fastify.post('/mcp', async () => ({ ok: true }));
   fastify.post('/v1/things', async () => ({ ok: true }));
   await fastify.ready();
@@ -159,6 +161,7 @@ describe('registerMcpTransportSecurity', () => {
     expect(res.json()).toEqual({
       error: { code: 'HOST_NOT_ALLOWED', message: expect.any(String) },
     });
+    expect(metrics.recordTransportRejection).toHaveBeenCalledTimes(1);
     expect(metrics.recordTransportRejection).toHaveBeenCalledWith('host_not_allowed');
 
     const origin = await fastify.inject({
@@ -203,10 +206,7 @@ describe('registerMcpTransportSecurity', () => {
 
   it('bound elsewhere, leaves Host to the ingress on every route', async () => {
     const fastify = Fastify();
-    const metrics = {
-      recordTransportRejection: vi.fn<(reason: TransportRejectionReason) => void>(),
-    };
-    registerMcpTransportSecurity(fastify, { host: '0.0.0.0', mcpAllowedOrigins: [] }, metrics);
+    registerMcpTransportSecurity(fastify, { host: '0.0.0.0', mcpAllowedOrigins: [] });
     fastify.post('/v1/things', async () => ({ ok: true }));
     fastify.post('/mcp', async () => ({ ok: true }));
     await fastify.ready();

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@app/config';
 import { httpStatusOf, toEnvelope, type ErrorCode } from '@app/errors';
-import type { MetricsService, TransportRejectionReason } from '@app/metrics';
+import type { TransportRejectionReason } from '@app/metrics';
+import { noteTransportRejection } from './mcp-rejection.metrics.js';
 
 const MCP_PATH = '/mcp';
 const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -73,12 +74,12 @@ export function transportPolicyOf(
  * Registers the transport checks as a Fastify `onRequest` hook: `Host` on every route of a
  * loopback-bound server, `Origin` on `/mcp`. It runs before the body is read and before
  * authentication, so a refused browser request costs nothing. Refusals answer 403 with the API
- * envelope; those on `/mcp` count in `mcp_transport_rejections_total`.
+ * envelope; those on `/mcp` count in
+ * `mcp_transport_rejections_total` (when the response is sent, see `registerMcpRejectionMetrics`).
  */
 export function registerMcpTransportSecurity(
   fastify: FastifyInstance,
   config: Pick<AppConfig, 'host' | 'mcpAllowedOrigins'>,
-  metrics: Pick<MetricsService, 'recordTransportRejection'>,
 ): void {
   const policy = transportPolicyOf(config);
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -87,7 +88,7 @@ export function registerMcpTransportSecurity(
     const origin = mcp ? header(request, 'origin') : undefined;
     const verdict = evaluateTransport(policy, origin, header(request, 'host'));
     if (verdict.allowed) return;
-    if (mcp) metrics.recordTransportRejection(verdict.reason);
+    noteTransportRejection(request, verdict.reason);
     await reply
       .status(httpStatusOf(verdict.code))
       .header('content-type', 'application/json')

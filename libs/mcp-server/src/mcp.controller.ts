@@ -6,7 +6,6 @@ import { DomainError } from '@app/errors';
 import { Public, RequestContext } from '@app/identity';
 import { isAcceptable, McpEndpointService, type McpHttpRequest } from '@app/mcp-transport';
 import type { McpCallExtra } from '@app/mcp-tools';
-import { MetricsService } from '@app/metrics';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
@@ -23,7 +22,6 @@ export class McpController {
   constructor(
     private readonly endpoint: McpEndpointService<McpCallExtra>,
     private readonly context: RequestContext,
-    private readonly metrics: MetricsService,
   ) {}
 
   @Post()
@@ -31,7 +29,6 @@ export class McpController {
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const headers = singleValued(request.headers);
     if (!isAcceptable(headers.accept)) {
-      this.metrics.recordTransportRejection('not_acceptable');
       throw new DomainError(
         'NOT_ACCEPTABLE',
         'This endpoint answers application/json; the Accept header must allow it (send "Accept: application/json, text/event-stream")',
@@ -65,7 +62,6 @@ export class McpController {
   }
 
   private methodNotAllowed(reply: FastifyReply, method: string): never {
-    this.metrics.recordTransportRejection('method_not_allowed');
     void reply.header('allow', 'POST');
     throw new DomainError(
       'METHOD_NOT_ALLOWED',

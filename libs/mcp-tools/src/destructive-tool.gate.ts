@@ -147,7 +147,7 @@ export class DestructiveToolGate {
           'The user declined the confirmation. Nothing was changed.',
         );
       case 'consumed': {
-        this.metrics.recordConfirmation('accepted');
+        this.metrics.recordConfirmation('consumed');
         // Re-check that the target still exists (and is the record that was confirmed).
         const current = await this.readTarget(tool, args, caller);
         if ('envelope' in current)

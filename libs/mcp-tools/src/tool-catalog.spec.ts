@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
+import { Ajv, type Options } from 'ajv';
+// ajv-formats is CommonJS: its `module.exports` is the plugin, also exported as `default`.
+import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { isJsonObject } from './json-values.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -7,6 +9,21 @@ import { ToolCatalog } from './tool-catalog.js';
 /** The property names of a schema's `properties` (none unless it is an object). */
 function keysOf(value: unknown): string[] {
   return typeof value === 'object' && value !== null ? Object.keys(value) : [];
+}
+
+/**
+ * Ajv as a client validates tool schemas: with the standard formats (`date`, `date-time`, `uuid`,
+ * `email`) known, and every warning collected so a test can insist there is none.
+ */
+function clientAjv(warnings: string[] = []): Ajv {
+  const logger: Options['logger'] = {
+    log: () => undefined,
+    warn: (...args: unknown[]) => warnings.push(args.map(String).join(' ')),
+    error: (...args: unknown[]) => warnings.push(args.map(String).join(' ')),
+  };
+  const ajv = new Ajv({ strict: false, logger });
+  ajvFormats.default(ajv);
+  return ajv;
 }
 
 describe('ToolCatalog', () => {
@@ -73,13 +90,16 @@ describe('ToolCatalog', () => {
   });
 
   it('output schemas are valid JSON Schema objects (root type object, as 2025-06-18+ requires)', () => {
-    const ajv = new Ajv({ strict: false });
+    const warnings: string[] = [];
+    const ajv = clientAjv(warnings);
     for (const name of catalog.names()) {
       const t = catalog.get(name)!;
       expect(t.outputSchema.type, name).toBe('object');
       expect(() => ajv.compile(t.outputSchema), name).not.toThrow();
       expect(() => ajv.compile(t.inputSchema), name).not.toThrow();
     }
+    // Every `format` the schemas use is a standard one a client's validator knows.
+    expect(warnings).toEqual([]);
   });
 
   it('annotations are truthful: only the deletes are destructive, reads are read-only', () => {
@@ -113,7 +133,7 @@ describe('ToolCatalog', () => {
 
 describe('output schema admits both the success shape and the error envelope', () => {
   it('validates a success value and an error envelope, and rejects anything else', () => {
-    const ajv = new Ajv({ strict: false });
+    const ajv = clientAjv();
     const validate = ajv.compile(new ToolCatalog().get('get_current_context')!.outputSchema);
     expect(validate({ error: { code: 'NOT_FOUND', message: 'Portal user not found' } })).toBe(true);
     expect(validate({ nonsense: true })).toBe(false);

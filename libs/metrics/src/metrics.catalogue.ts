@@ -105,7 +105,7 @@ export const TOOL_CALL_STATUS_SET: ReadonlySet<ToolCallStatus> = new Set(TOOL_CA
 /** What happened to a confirmation of a destructive tool. */
 export const CONFIRMATION_OUTCOMES = [
   'asked',
-  'accepted',
+  'consumed',
   'declined',
   'replayed',
   'expired',
@@ -114,7 +114,15 @@ export const CONFIRMATION_OUTCOMES = [
 ] as const;
 export type ConfirmationOutcome = (typeof CONFIRMATION_OUTCOMES)[number];
 
-/** Why `/mcp` refused a request before reading the JSON-RPC message. */
+/**
+ * Why `/mcp` refused a request before reading the JSON-RPC message: 401 without a token
+ * (`unauthenticated`) or with a bad one (`invalid_token`), 403 (`origin_not_allowed`,
+ * `host_not_allowed`), 429 per IP or per token (`rate_limited`), 413, 400 for a protocol revision
+ * the server does not speak, 406, 415, 405 for a method no client should send
+ * (`method_not_allowed`), and `optional_method`: GET (a server stream) or DELETE (a session end),
+ * which the spec lets every client try and which a stateless server rightly answers 405. The
+ * official SDKs and the Inspector send those in normal operation, so alerts ignore that reason.
+ */
 export const TRANSPORT_REJECTION_REASONS = [
   'unauthenticated',
   'invalid_token',
@@ -124,7 +132,9 @@ export const TRANSPORT_REJECTION_REASONS = [
   'body_too_large',
   'unsupported_protocol_version',
   'not_acceptable',
+  'unsupported_media_type',
   'method_not_allowed',
+  'optional_method',
 ] as const;
 export type TransportRejectionReason = (typeof TRANSPORT_REJECTION_REASONS)[number];
 

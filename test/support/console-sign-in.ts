@@ -1,4 +1,4 @@
-import type { TestServer } from '../../support/test-server.js';
+import type { TestServer } from './test-server.js';
 import { BrowserAgent, firstUrl, hiddenField } from './browser-agent.js';
 import type { Json } from './mcp-peers.js';
 

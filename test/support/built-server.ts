@@ -26,11 +26,20 @@ import type { DemoTokenSecrets } from '@app/demo';
  * `dist/…/migrate.js` and seeded with `SEED_DEMO=true`, dropped by {@link BuiltServer.dispose}.
  */
 
-const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const MAIN = join(ROOT, 'dist/apps/server/src/main.js');
 const MIGRATE = join(ROOT, 'dist/apps/server/src/migrate.js');
 const SOURCE_DIRS = ['apps', 'libs'];
-const STARTUP_TIMEOUT_MS = 60_000;
+const STARTUP_TIMEOUT_MS = 120_000;
+
+/**
+ * Every server process this test process started and has not yet seen exit: killed when the test
+ * process exits, so a test that timed out while waiting for one never leaves it running.
+ */
+const LIVE_CHILDREN = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of LIVE_CHILDREN) child.kill('SIGKILL');
+});
 
 /** When this process started: sources edited after that cannot be meant for this run. */
 const PROCESS_STARTED_MS = Date.now() - process.uptime() * 1000;
@@ -117,18 +126,24 @@ export interface BuiltServerOptions {
 async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `e2e_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
       const c = new Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      try {
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end().catch(() => undefined);
+      }
     },
   };
 }
@@ -179,63 +194,82 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
 
   const adminUrl = process.env.DATABASE_URL;
   let database: { url: string; drop(): Promise<void> } | undefined;
-  if (adminUrl !== undefined && adminUrl !== '') {
-    database = await createDatabase(adminUrl);
-    env.DATABASE_URL = database.url;
-    env.SEED_DEMO = 'true';
-    env.CONFIRMATION_KEYS = randomBytes(32).toString('hex');
-    await run(process.execPath, [MIGRATE, 'up'], env);
-  }
-
-  const child = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  let child: ChildProcess | undefined;
+  let exited: Promise<Exit> = Promise.resolve({ code: null, signal: null });
   let out = '';
   let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<Exit>((resolveExit) =>
-    child.once('exit', (code, signal) => resolveExit({ code, signal })),
-  );
-
   const url = `http://127.0.0.1:${port}`;
   const tokensFile = join(dataDir, 'demo-tokens.json');
   const dispose = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(killer);
+    try {
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+        const running = child;
+        running.kill('SIGTERM');
+        const killer = setTimeout(() => running.kill('SIGKILL'), 20_000);
+        try {
+          await exited;
+        } finally {
+          clearTimeout(killer);
+        }
+      }
+    } finally {
+      try {
+        await database?.drop();
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
     }
-    await database?.drop();
-    await rm(work, { recursive: true, force: true });
   };
 
+  let tokens: DemoTokenSecrets;
   try {
+    if (adminUrl !== undefined && adminUrl !== '') {
+      database = await createDatabase(adminUrl);
+      env.DATABASE_URL = database.url;
+      env.SEED_DEMO = 'true';
+      env.CONFIRMATION_KEYS = randomBytes(32).toString('hex');
+      await run(process.execPath, [MIGRATE, 'up'], env);
+    }
+
+    const started = spawn(process.execPath, [MAIN], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = started;
+    LIVE_CHILDREN.add(started);
+    started.once('exit', () => LIVE_CHILDREN.delete(started));
+    started.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    started.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    exited = new Promise<Exit>((resolveExit) =>
+      started.once('exit', (code, signal) => resolveExit({ code, signal })),
+    );
+
+    // Readiness says 200 only once the tokens file is complete (written atomically before).
     const deadline = Date.now() + STARTUP_TIMEOUT_MS;
     for (;;) {
-      if (child.exitCode !== null)
-        throw new Error(`the server exited (${child.exitCode}) during startup:\n${err}\n${out}`);
+      if (started.exitCode !== null)
+        throw new Error(`the server exited (${started.exitCode}) during startup:\n${err}\n${out}`);
       if (Date.now() > deadline) throw new Error(`the server was not ready in time:\n${err}`);
       const ready = await fetch(`${url}/health/ready`).then(
         (r) => r.ok,
         () => false,
       );
-      if (ready && existsSync(tokensFile)) break;
+      if (ready) break;
       await delay(100);
     }
+    const file: { tokens: DemoTokenSecrets } = JSON.parse(await readFile(tokensFile, 'utf8'));
+    tokens = file.tokens;
   } catch (e) {
     await dispose();
     throw e;
   }
-  const { tokens }: { tokens: DemoTokenSecrets } = JSON.parse(await readFile(tokensFile, 'utf8'));
+  const running = child;
 
   return {
     url,
     tokens,
-    child,
+    child: running,
     stdout: () => out,
     stderr: () => err,
     logLines: () =>
@@ -252,7 +286,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
         }),
     exited,
     queryAfterExit: async <T extends QueryResultRow>(sql: string, params: unknown[] = []) => {
-      if (child.exitCode === null && child.signalCode === null)
+      if (running.exitCode === null && running.signalCode === null)
         throw new Error('queryAfterExit: the server is still running');
       const embedded =
         database === undefined

@@ -1015,12 +1015,13 @@ describe('Grafana provisioning', () => {
 });
 
 describe('docker-compose', () => {
-  it('has postgres, migrate, server, prometheus and grafana', () => {
+  it('has postgres, redis, migrate, server, prometheus and grafana', () => {
     expect(Object.keys(services).sort()).toEqual([
       'grafana',
       'migrate',
       'postgres',
       'prometheus',
+      'redis',
       'server',
     ]);
   });
@@ -1350,5 +1351,40 @@ describe('Kubernetes manifests', () => {
     const surge = 1;
     const migrationJob = pool;
     expect((hpa.spec.maxReplicas + surge) * pool + migrationJob).toBeLessThan(100);
+  });
+});
+
+describe('image and compose hardening', () => {
+  it('the Dockerfile runs as non-root, has a HEALTHCHECK on readiness, and its Node major satisfies engines', () => {
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toMatch(/^USER 1000:1000$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK [^\n]*\\\n\s+CMD [^\n]*\/health\/ready/m);
+    const image = /^ARG NODE_IMAGE=node:(\d+)[-.]/m.exec(dockerfile)?.[1];
+    const pkg: { engines: { node: string } } = JSON.parse(read('package.json'));
+    const required = /^>=(\d+)/.exec(pkg.engines.node)?.[1];
+    expect(image).toBeDefined();
+    expect(required).toBeDefined();
+    expect(Number(image)).toBeGreaterThanOrEqual(Number(required));
+    // What the dependencies declare: engines may not promise less than they need.
+    for (const dep of ['nestjs-pino', 'nestjs-cls']) {
+      const theirs: { engines?: { node?: string } } = JSON.parse(
+        readFileSync(join(ROOT, 'node_modules', dep, 'package.json'), 'utf8'),
+      );
+      const major = /(\d+)/.exec(theirs.engines?.node ?? '0')?.[1];
+      expect(Number(required), `${dep} needs node ${theirs.engines?.node}`).toBeGreaterThanOrEqual(
+        Number(major),
+      );
+    }
+  });
+
+  it('compose runs the server and the migration read-only, without capabilities; Redis is there', () => {
+    const composeFile: {
+      services: Record<string, { read_only?: boolean; cap_drop?: string[]; image?: string }>;
+    } = parse(read('docker-compose.yml'));
+    for (const name of ['server', 'migrate', 'redis']) {
+      expect(composeFile.services[name]?.read_only, name).toBe(true);
+      expect(composeFile.services[name]?.cap_drop, name).toEqual(['ALL']);
+    }
+    expect(composeFile.services.redis?.image).toMatch(/^redis:/);
   });
 });

@@ -7,7 +7,7 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { TestServer } from '../../support/test-server.js';
+import type { TestServer } from './test-server.js';
 import { capturingFetch, parseMaybe, type Exchange, type Json } from './mcp-peers.js';
 
 /**

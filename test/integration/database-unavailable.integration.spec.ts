@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+/**
+ * Failures are bounded: with a TCP proxy of the test's own between the server and its Postgres,
+ * a frozen database (TCP up, no bytes), a cut one and a slow one. A request that cannot reach the
+ * database answers 503 SERVICE_UNAVAILABLE with Retry-After and the envelope within a few seconds
+ * (the statement/read and connection timeouts), on REST and on the MCP transport: never a hang,
+ * never a 500. Once the database is back, requests succeed again without a restart.
+ *
+ * Real Postgres only (`DATABASE_URL`): the proxy needs the database's address before the server
+ * starts, and the embedded engine's port is chosen at start.
+ */
+
+const ADMIN_URL = process.env.DATABASE_URL;
+const STATEMENT_TIMEOUT_MS = 1_000;
+const CONNECT_TIMEOUT_MS = 1_000;
+/** Statement timeout + client read margin + connect timeout, and generous room for a busy machine. */
+const ANSWER_WITHIN_MS = 15_000;
+
+if (ADMIN_URL === undefined || ADMIN_URL === '')
+  console.warn(
+    'test/integration/database-unavailable.integration.spec.ts: skipped without DATABASE_URL (real Postgres)',
+  );
+
+interface Timed {
+  status: number;
+  retryAfter: string | null;
+  body: unknown;
+  ms: number;
+}
+
+/** 503 SERVICE_UNAVAILABLE with Retry-After and the envelope, in bounded time. */
+function expectUnavailable(answer: Timed): void {
+  expect(answer).toMatchObject({
+    status: 503,
+    body: { error: { code: 'SERVICE_UNAVAILABLE' } },
+  });
+  expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+  expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+}
+
+describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
+  'database frozen, cut or slow (TCP proxy on real Postgres)',
+  () => {
+    let proxy: TcpProxy;
+    let t: TestServer;
+    beforeAll(async () => {
+      const target = new URL(ADMIN_URL ?? '');
+      proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+      t = await startTestServer(
+        {
+          dbStatementTimeoutMs: STATEMENT_TIMEOUT_MS,
+          dbConnectTimeoutMs: CONNECT_TIMEOUT_MS,
+          dbPoolSize: 4,
+        },
+        {
+          databaseUrl: (url) => {
+            const via = new URL(url);
+            via.host = proxy.address;
+            return via.toString();
+          },
+        },
+      );
+    });
+    afterAll(async () => {
+      try {
+        proxy.set('pass');
+        await t?.close();
+      } finally {
+        await proxy?.close();
+      }
+    });
+
+    const timed = async (path: string, init: RequestInit & { token?: string } = {}) => {
+      const started = Date.now();
+      const res = await t.request(path, { token: 'owner', ...init });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: kept as text for the failure message
+      }
+      return {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body,
+        ms: Date.now() - started,
+      } satisfies Timed;
+    };
+
+    const mcpCall = (): Promise<Timed> =>
+      timed('/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'list_accounts', arguments: { limit: 1 } },
+        }),
+      });
+
+    it('passes through: the server works over the proxy', async () => {
+      expect((await timed('/v1/me')).status).toBe(200);
+      expect((await timed('/v1/accounts?limit=1')).status).toBe(200);
+    });
+
+    it('frozen: 12 concurrent requests and /v1/me all answer 503 + Retry-After in seconds; MCP too', async () => {
+      proxy.set('freeze');
+      try {
+        const answers = await Promise.all([
+          ...Array.from({ length: 12 }, () => timed('/v1/accounts?limit=5')),
+          timed('/v1/me'),
+          mcpCall(),
+        ]);
+        for (const answer of answers) expectUnavailable(answer);
+        // Readiness says so too (its own ping timeout), while liveness stays up.
+        expect((await timed('/health/ready')).status).toBe(503);
+        expect((await timed('/health/live')).status).toBe(200);
+      } finally {
+        proxy.set('pass');
+      }
+      // Back: no restart needed.
+      const deadline = Date.now() + ANSWER_WITHIN_MS;
+      let status = 0;
+      while (status !== 200 && Date.now() < deadline) status = (await timed('/v1/me')).status;
+      expect(status).toBe(200);
+    });
+
+    it('cut: every connection dropped and refused → 503 + Retry-After, then recovers', async () => {
+      proxy.set('cut');
+      try {
+        const answers = await Promise.all([
+          timed('/v1/accounts?limit=5'),
+          timed('/v1/me'),
+          mcpCall(),
+        ]);
+        for (const answer of answers) expectUnavailable(answer);
+      } finally {
+        proxy.set('pass');
+      }
+      const deadline = Date.now() + ANSWER_WITHIN_MS;
+      let status = 0;
+      while (status !== 200 && Date.now() < deadline) status = (await timed('/v1/me')).status;
+      expect(status).toBe(200);
+    });
+
+    it('slow (150 ms each way per packet): still answered correctly, within the bounds', async () => {
+      proxy.set({ slowMs: 150 });
+      try {
+        const answer = await timed('/v1/accounts?limit=1');
+        expect(answer.status).toBe(200);
+        expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+      } finally {
+        proxy.set('pass');
+      }
+    });
+  },
+);
