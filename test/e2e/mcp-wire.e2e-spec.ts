@@ -141,14 +141,15 @@ describe('transport refusals (before JSON-RPC is read)', () => {
     }
   });
 
-  it('no Origin, or a loopback Origin on this loopback-bound server, is allowed', async () => {
+  it('no Origin is allowed; with an empty allowlist even a loopback Origin is not', async () => {
     const local = await legacy(1, 'tools/list', {}, '2025-06-18');
     expect(local.status).toBe(200);
     const res = await post(
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { origin: new URL(t.url).origin, 'mcp-protocol-version': '2025-06-18' },
     );
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error: { code: 'ORIGIN_NOT_ALLOWED' } });
   });
 
   it('refusals are counted in mcp_transport_rejections_total', async () => {
