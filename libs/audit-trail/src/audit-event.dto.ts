@@ -54,7 +54,7 @@ export class ListAuditEventsQueryDto extends TimeRangeQueryDto {
   @Input.optional({
     maxLength: 200,
     description:
-      "Text contained (any case) in the actor's name or e-mail, the token's name, the resource label or the MCP client name, as they were when the event was recorded: a deleted portal user's history is found by the e-mail it had.",
+      "Text (any case) in the actor's name or e-mail, the token's name, the resource label or the client name: finds a deleted portal user's events by e-mail.",
   })
   @IsOptional()
   @Trim()
