@@ -5,8 +5,9 @@
 // duration or count, and the whole run stops by itself after BENCH_MAX_SECONDS (default 270).
 //
 // Database: a fresh database on DATABASE_URL's Postgres (dropped afterwards) when it is set,
-// else the embedded Postgres under a temporary DATA_DIR. Prints the table and rewrites this
-// engine's section of docs/benchmarks.md (BENCH_DOC=0 to skip); raw figures go to BENCH_JSON
+// else the embedded Postgres under a temporary DATA_DIR. Prints the table; rewrites this engine's
+// section of docs/benchmarks.md only when asked (`npm run bench -- --write-doc`, or BENCH_DOC=1),
+// so a casual run leaves the work tree clean; raw figures go to BENCH_JSON
 // (default: a file in the OS temp dir).
 //
 // Knobs (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2),
@@ -92,7 +93,7 @@ try {
     ),
   );
   log(`raw figures: ${jsonFile}`);
-  if (process.env.BENCH_DOC !== '0') {
+  if (process.argv.includes('--write-doc') || process.env.BENCH_DOC === '1') {
     const doc = join(root, 'docs/benchmarks.md');
     const section = process.env.BENCH_BASELINE ? `${run.env.engine}-vs-baseline` : run.env.engine;
     await writeDocSection(doc, section, text);
