@@ -6,7 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from '@app/config';
 import { EmbeddedPostgres, migrate } from '@app/database';
 import { DemoSeeder, type DemoTokens, type DemoTokenSecrets } from '@app/demo';
-import { ShutdownState } from '@app/health';
+import { SchemaStatus, ShutdownState } from '@app/health';
 import { AppModule } from './app.module.js';
 import { configureApp, createFastifyAdapter } from './app.setup.js';
 
@@ -103,6 +103,14 @@ export async function startServer(
         await embedded?.stop();
       },
     };
+
+    // A schema behind this build's migrations is said once, at start (readiness stays 503 until
+    // the migrations run; the server never runs them on an external database). An unreachable
+    // database is readiness's to report.
+    await app
+      .get(SchemaStatus)
+      .check()
+      .catch(() => undefined);
 
     const seeder = app.get(DemoSeeder);
     const mode =

@@ -1,8 +1,13 @@
 export { DatabaseModule } from './database.module.js';
 export { dataSourceOptions, type DatabaseTimeouts } from './data-source-options.js';
 export { EmbeddedPostgres } from './embedded-postgres.js';
-export { migrate, type MigrationReport } from './migrator.js';
+export { migrate, pendingMigrations, type MigrationReport } from './migrator.js';
 export { MIGRATIONS } from './migrations/index.js';
 export { poolStats } from './pool-stats.js';
-export { isDatabaseUnavailable, isUniqueViolation, uniqueConstraintOf } from './pg-errors.js';
+export {
+  isDatabaseUnavailable,
+  isUndefinedTable,
+  isUniqueViolation,
+  uniqueConstraintOf,
+} from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';

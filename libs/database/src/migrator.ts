@@ -1,9 +1,26 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options.js';
+import { isUndefinedTable } from './pg-errors.js';
 
 export interface MigrationReport {
   applied: string[];
   pending: string[];
+}
+
+/**
+ * The migrations this build knows and the database has not run, in order. A database that was
+ * never migrated (no `schema_migrations` table) has every migration pending. Reads only: never
+ * runs a migration nor `synchronize`.
+ */
+export async function pendingMigrations(ds: DataSource): Promise<string[]> {
+  const executed = await ds
+    .query<Array<{ name: string }>>(`SELECT name FROM schema_migrations`)
+    .catch((err: unknown) => {
+      if (isUndefinedTable(err)) return [];
+      throw err;
+    });
+  const done = new Set(executed.map((r) => r.name));
+  return ds.migrations.map((m) => m.name ?? m.constructor.name).filter((n) => !done.has(n));
 }
 
 /** Runs, reverts or lists migrations on a fresh connection of its own. */
@@ -21,12 +38,9 @@ export async function migrate(
     if (action === 'down') {
       await ds.undoLastMigration({ transaction: 'each' });
     }
-    const executed = await ds
-      .query<Array<{ name: string }>>(`SELECT name FROM schema_migrations ORDER BY id`)
-      .catch(() => []);
-    const done = new Set(executed.map((r) => r.name));
+    const pending = new Set(await pendingMigrations(ds));
     const all = ds.migrations.map((m) => m.name ?? m.constructor.name);
-    return { applied: all.filter((n) => done.has(n)), pending: all.filter((n) => !done.has(n)) };
+    return { applied: all.filter((n) => !pending.has(n)), pending: [...pending] };
   } finally {
     await ds.destroy();
   }

@@ -20,6 +20,11 @@ export function uniqueConstraintOf(err: unknown): string | undefined {
   return e?.code === '23505' ? e.constraint : undefined;
 }
 
+/** `relation "…" does not exist` (42P01): e.g. a table whose migration has not run. */
+export function isUndefinedTable(err: unknown): boolean {
+  return pgError(err)?.code === '42P01';
+}
+
 /** SQLSTATE classes and codes that mean "the database cannot serve this now", not "bad query". */
 const UNAVAILABLE_SQLSTATES = new Set([
   '57014', // query_canceled: statement_timeout

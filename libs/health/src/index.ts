@@ -1,4 +1,5 @@
 export { HealthModule } from './health.module.js';
+export { SchemaStatus, type SchemaCheck } from './schema-status.js';
 export { ShutdownState } from './shutdown.state.js';
 export {
   MAX_DRAIN_DELAY_MS,
