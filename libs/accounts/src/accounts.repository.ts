@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { uniqueConstraintOf } from '@app/database';
+import { escapeLike, uniqueConstraintOf } from '@app/database';
 import { DomainError } from '@app/errors';
 import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
 
@@ -148,8 +148,4 @@ const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
 function uniquenessError(err: unknown): DomainError | undefined {
   const constraint = uniqueConstraintOf(err);
   return constraint === undefined ? undefined : UNIQUENESS_ERRORS[constraint]?.();
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -1,3 +1,4 @@
+import { escapeLike } from '@app/database';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -153,8 +154,4 @@ export class AuditEventsRepository {
       [organizationId, requestId],
     );
   }
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

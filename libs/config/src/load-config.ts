@@ -1,3 +1,4 @@
+import { unreachable } from '@app/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { AppConfig } from './app.config.js';
@@ -76,10 +77,6 @@ function convert(env: string, raw: string, kind: Kind, problems: string[]): unkn
 }
 
 /** Exhaustiveness guard for switches over closed unions. */
-function unreachable(value: never): never {
-  throw new Error(`loadConfig: unreachable case ${JSON.stringify(value)}`);
-}
-
 function flatten(errors: ValidationError[], fieldToEnv: Map<string, string>): string[] {
   return errors.flatMap((e) => {
     const key = fieldToEnv.get(e.property) ?? e.property;

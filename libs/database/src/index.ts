@@ -11,3 +11,4 @@ export {
   uniqueConstraintOf,
 } from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';
+export { escapeLike } from './sql-text.js';

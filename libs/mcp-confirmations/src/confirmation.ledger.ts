@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 import { McpConfirmationEntity, type ConfirmationStatus } from './mcp-confirmation.entity.js';
-import { unreachable } from './unreachable.util.js';
+import { unreachable } from '@app/common';
 
 /** A confirmation to record; it expires `ttlSeconds` after the database's `now()`. */
 export interface NewConfirmation {

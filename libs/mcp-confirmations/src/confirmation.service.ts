@@ -11,7 +11,7 @@ import {
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import { sanitizeForPrompt } from './prompt-text.util.js';
 import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';
-import { unreachable } from './unreachable.util.js';
+import { unreachable } from '@app/common';
 
 export interface AskInput {
   organizationId: string;

@@ -1,3 +1,4 @@
+import { isJsonObject } from '@app/common';
 import { Injectable } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
 import {
@@ -17,7 +18,6 @@ import {
 } from './resources.handler.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
-import { isJsonObject } from './json-values.js';
 
 /** The protocol's cap on `completion.values`. */
 const MAX_VALUES = 100;

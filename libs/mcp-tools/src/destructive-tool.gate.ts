@@ -1,3 +1,4 @@
+import { isJsonObject, unreachable } from '@app/common';
 import { Injectable, Logger } from '@nestjs/common';
 import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
@@ -9,7 +10,7 @@ import {
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
 import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
-import { isErrorEnvelope, isJsonObject } from './json-values.js';
+import { isErrorEnvelope } from './json-values.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import type { CompiledTool } from './tool-catalog.js';
 
@@ -235,6 +236,3 @@ function promptText(value: unknown): string {
 }
 
 /** Exhaustiveness guard for switches over closed unions. */
-function unreachable(value: never): never {
-  throw new Error(`DestructiveToolGate: unreachable case ${JSON.stringify(value)}`);
-}

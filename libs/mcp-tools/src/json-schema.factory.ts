@@ -1,7 +1,7 @@
+import { isJsonObject } from '@app/common';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { DtoClass } from '@app/rest-contract';
-import { isJsonObject } from './json-values.js';
 
 export type JsonSchema = Record<string, unknown>;
 

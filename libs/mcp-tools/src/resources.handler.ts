@@ -1,3 +1,4 @@
+import { isJsonObject } from '@app/common';
 import { Injectable } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
 import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@app/errors';
@@ -23,7 +24,10 @@ import { pathParamsOf, ToolCatalog, type CompiledTool } from './tool-catalog.js'
  */
 export const AUTHORIZATION_REFUSED = -31403;
 
-/** The four authorization outcomes (PRODUCT §2.1), as their envelope codes. */
+/**
+ * The four authorization outcomes (each names who can fix it: the client, the person, an admin, or
+ * nobody), as their envelope codes.
+ */
 const AUTHORIZATION_CODES: ReadonlySet<string> = new Set([
   'key_owner_not_member',
   'membership_inactive',
@@ -202,7 +206,7 @@ export class ResourcesHandler {
     if (refusal !== null) throw refusalOf(refusal);
 
     const response = await this.dispatcher.dispatch(callerOf(ctx, extra), 'GET', target.path);
-    if (response.status === 200 && isObject(response.body)) {
+    if (response.status === 200 && isJsonObject(response.body)) {
       const contents = [
         { uri, mimeType: MIME_TYPE, text: JSON.stringify(target.shape(response.body)) },
       ];
@@ -262,9 +266,9 @@ function readTool(catalog: ToolCatalog, name: string, pathParams: readonly strin
 
 /** `GET /v1/me` → the organisation profile: the organisation, who acts in it, and what the token reaches. */
 function organizationProfile(me: Record<string, unknown>): unknown {
-  const person = isObject(me.person) ? me.person : {};
-  const membership = isObject(me.membership) ? me.membership : {};
-  const token = isObject(me.token) ? me.token : {};
+  const person = isJsonObject(me.person) ? me.person : {};
+  const membership = isJsonObject(me.membership) ? me.membership : {};
+  const token = isJsonObject(me.token) ? me.token : {};
   return {
     organization: me.organization,
     acting_person: {
@@ -289,12 +293,8 @@ function pick<T>(listing: { v1: T; v2: T }, ctx: McpRequestContext): T {
   return ctx.protocolVersion === '2025-03-26' ? listing.v1 : listing.v2;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function envelopeOf(body: unknown): ErrorEnvelope | undefined {
-  if (!isObject(body) || !isObject(body.error)) return undefined;
+  if (!isJsonObject(body) || !isJsonObject(body.error)) return undefined;
   const { code, message, details } = body.error;
   return isErrorCode(code) && typeof message === 'string'
     ? toEnvelope(code, message, details)

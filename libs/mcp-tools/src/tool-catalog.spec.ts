@@ -1,9 +1,9 @@
+import { isJsonObject } from '@app/common';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv, type Options } from 'ajv';
 // ajv-formats is CommonJS: its `module.exports` is the plugin, also exported as `default`.
 import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { isJsonObject } from './json-values.js';
 import { ToolCatalog } from './tool-catalog.js';
 
 /** The property names of a schema's `properties` (none unless it is an object). */
@@ -29,7 +29,7 @@ function clientAjv(warnings: string[] = []): Ajv {
 describe('ToolCatalog', () => {
   const catalog = new ToolCatalog();
 
-  it('lists every tool of PRODUCT §7 in a stable order', () => {
+  it('lists every tool of the catalogue in a stable order', () => {
     expect(catalog.names()).toEqual([
       'get_current_context',
       'list_portal_users',
@@ -203,8 +203,8 @@ describe('the catalogue, for the model', () => {
   });
 
   // Measured 2026-12: the model-facing part ~13 KB (was ~13 KB without a single property
-  // description), the whole listing ~32 KB (was ~35 KB). Output schemas, which PRODUCT §7 requires
-  // and which carry the error envelope PRODUCT §2 puts in structuredContent, are ~60% of it.
+  // description), the whole listing ~32 KB (was ~35 KB). Output schemas, which every tool declares
+  // and which carry the error envelope that tool errors put in structuredContent, are ~60% of it.
   it('tools/list stays small: what the model reads is under 20 KB, the whole listing under 34 KB', () => {
     for (const version of ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
       const listing = catalog.list(version);

@@ -1,7 +1,7 @@
+import { isJsonObject } from '@app/common';
 import { requirementOf, type AccessRequirement } from '@app/access-vocabulary';
 import { Injectable } from '@nestjs/common';
 import { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
-import { isJsonObject } from './json-values.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { TOOLS } from './tools.js';
 

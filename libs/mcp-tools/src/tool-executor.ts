@@ -1,3 +1,4 @@
+import { isJsonObject } from '@app/common';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
@@ -10,7 +11,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
-import { isErrorEnvelope, isJsonObject } from './json-values.js';
+import { isErrorEnvelope } from './json-values.js';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';

@@ -4,6 +4,8 @@
  * sent, so an undeclared capability is always a clean 400 + -32021.
  */
 
+import { isJsonObject } from '@app/common';
+
 export type InputRequestsVerdict =
   | { kind: 'ok' }
   | { kind: 'missing'; requiredCapabilities: Record<string, Record<string, unknown>> }
@@ -13,21 +15,17 @@ const OK: InputRequestsVerdict = { kind: 'ok' };
 
 type Requirement = readonly [capability: string, feature: string | undefined];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * What one input request needs from the client, or a string explaining why it is malformed.
  * `elicitation: {}` means form mode only; URL mode needs `elicitation.url`; tool-enabled sampling
  * needs `sampling.tools`; `roots/list` needs `roots`.
  */
 function requirementOf(request: unknown): Requirement | string {
-  if (!isObject(request) || typeof request.method !== 'string') {
+  if (!isJsonObject(request) || typeof request.method !== 'string') {
     return 'an input request must be an object with a string method';
   }
   const params = request.params;
-  if (params !== undefined && !isObject(params)) {
+  if (params !== undefined && !isJsonObject(params)) {
     return `input request ${request.method}: params must be an object`;
   }
   switch (request.method) {
@@ -54,7 +52,7 @@ function isDeclared(
 ): boolean {
   const [capability, feature] = requirement;
   const declared = clientCapabilities[capability];
-  if (!isObject(declared)) return false;
+  if (!isJsonObject(declared)) return false;
   if (feature === undefined) return true;
   if (declared[feature] !== undefined) return true;
   // `elicitation: {}` (neither mode named) means form only.

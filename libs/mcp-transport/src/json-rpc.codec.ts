@@ -2,6 +2,7 @@
  * JSON-RPC 2.0 framing: parse a POST body once and say what it is; write responses.
  * Single messages only: this product rejects batches in every revision (even 2025-03-26).
  */
+import { isJsonObject } from '@app/common';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import type { JsonRpcId } from './mcp-endpoint.types.js';
 import { INVALID_REQUEST, PARSE_ERROR } from './mcp-protocol.constants.js';
@@ -11,10 +12,6 @@ export type JsonRpcMessage =
   | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
   | { kind: 'response'; id: JsonRpcId | null }
   | { kind: 'invalid'; id: JsonRpcId | null; code: number; message: string };
-
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isJsonRpcId(value: unknown): value is JsonRpcId {
   return typeof value === 'string' || Number.isInteger(value);

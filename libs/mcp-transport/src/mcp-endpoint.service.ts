@@ -1,9 +1,9 @@
+import { isJsonObject, unreachable } from '@app/common';
 import { checkInputRequests } from './client-capability.gate.js';
 import { decodeHeaderValue, trimOws } from './http-headers.util.js';
 import { normalizeClientString } from './client-string.util.js';
 import {
   errorBody,
-  isJsonObject,
   parseJsonRpcMessage,
   preSerializedResultBody,
   resultBody,
@@ -135,10 +135,6 @@ function clientInfoOf(value: unknown): McpClientInfo | undefined {
 }
 
 /** Exhaustiveness guard for switches over closed unions. */
-function unreachable(value: never): never {
-  throw new Error(`McpEndpointService: unreachable case ${JSON.stringify(value)}`);
-}
-
 function isCacheHint(value: unknown): value is McpCacheHint {
   if (!isJsonObject(value)) return false;
   const { ttlMs, cacheScope } = value;
@@ -150,7 +146,10 @@ function isCacheHint(value: unknown): value is McpCacheHint {
   );
 }
 
-/** Era by the body first, then headers (digest §2.4 step 3); never by session or version header alone. */
+/**
+ * Era by the body first (`_meta` with a protocol version is 2026-07-28), then headers; never by
+ * session or version header alone, which an intermediary may add or strip.
+ */
 function classifyEra(
   method: string,
   params: Record<string, unknown> | undefined,
@@ -423,7 +422,10 @@ export class McpEndpointService<TExtra> {
     return ok('legacy', version, label, preSerializedResultBody(id, resultJson));
   }
 
-  /** A transport refusal (platform API envelope), not JSON-RPC: PRODUCT §6. */
+  /**
+   * A transport refusal: plain HTTP with the platform API's error envelope, not a JSON-RPC error,
+   * because the request never reached the JSON-RPC layer of a version this server speaks.
+   */
   private refuseLegacyVersion(headers: McpHttpRequest['headers'], method: string): Handled {
     const requested = trimOws(headers[HEADER_PROTOCOL_VERSION] ?? '');
     const body = JSON.stringify({

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { uniqueConstraintOf } from '@app/database';
+import { escapeLike, uniqueConstraintOf } from '@app/database';
 import { DomainError } from '@app/errors';
 import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
 import type { PortalUserStatus } from './portal-user.dto.js';
@@ -263,8 +263,4 @@ function foreignKeyConstraintOf(err: unknown): string | undefined {
     return undefined;
   const constraint: unknown = Reflect.get(pg, 'constraint');
   return typeof constraint === 'string' ? constraint : undefined;
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
