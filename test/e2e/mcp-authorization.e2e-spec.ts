@@ -13,7 +13,7 @@ import {
 } from '../support/mcp-confirmation-fixtures.js';
 
 /**
- * Issue 5: the four authorization outcomes (PRODUCT §2.1, §5) with the demo tokens, on
+ * The four authorization outcomes (who can fix it: client, person, admin, nobody) with the demo tokens, on
  * tools/call (isError with the envelope) in both eras and on resources/read and prompts/get
  * (JSON-RPC -31403 with the envelope as `data`); each refusal changes nothing (no audit event,
  * no record, no confirmation asked). Then a token revoked and a membership deactivated mid-run.

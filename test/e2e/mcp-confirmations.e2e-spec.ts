@@ -27,8 +27,8 @@ import {
 } from '../support/mcp-confirmation-fixtures.js';
 
 /**
- * Issue 6: destructive tools run only after the person confirms, once per confirmation
- * (PRODUCT §4, protocol digest §5). Every outcome is driven against the real server, over HTTP,
+ * Destructive tools run only after the person confirms, once per confirmation (elicitation in the
+ * 2025 era, `input_required` with a signed `requestState` in 2026-07-28). Every outcome is driven against the real server, over HTTP,
  * by real SDK clients and by raw 2026-07-28 requests; each one that must change nothing is
  * checked three ways: the record still exists (REST), no deletion was audited, and the ledger row
  * (SQL) is in the state the contract names.
@@ -197,7 +197,7 @@ describe('v2 client pinned to 2026-07-28, answering the confirmation form', () =
       decided_at: expect.any(String),
     });
     expect(detail.audit_events.map((e: Json) => e.id)).toEqual([event.id]);
-    // The call the confirmation authorized (PRODUCT §9: confirmation history → tool call).
+    // The call the confirmation authorized (the confirmation history links to its tool call).
     expect(detail.tool_call_id).toBe(okCall.id);
     expect(detail.tool_call).toMatchObject({ id: okCall.id, status: 'ok' });
   });

@@ -12,7 +12,7 @@ import {
 } from '../support/raw-mcp.js';
 
 /**
- * PRODUCT §8–9 against the BUILT server in a child process (requires `npm run build`; see
+ * Logs, history and metrics against the BUILT server in a child process (requires `npm run build`; see
  * test/support/built-server.ts): one scripted MCP session, then what an operator sees of it — the one
  * `tools/call` log line per call on stdout (and no secret or argument anywhere in the output), the
  * access log without probes and scrapes, the call and confirmation history, `/metrics`, and the

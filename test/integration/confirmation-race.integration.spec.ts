@@ -17,7 +17,7 @@ import {
 import type { Json } from '../support/mcp-peers.js';
 
 /**
- * PRODUCT §4: an accepted confirmation is consumed atomically, exactly once, across all replicas.
+ * An accepted confirmation is consumed atomically, exactly once, across all replicas.
  * Two server instances share one database (and nothing else but the confirmation key); one
  * accepted `requestState` is presented 50 times at once, split across both.
  */

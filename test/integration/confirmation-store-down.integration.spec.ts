@@ -21,7 +21,7 @@ import {
 import type { Json } from '../support/mcp-peers.js';
 
 /**
- * PRODUCT §4: when the confirmation store cannot be written, asking or consuming a confirmation
+ * When the confirmation store cannot be written, asking or consuming a confirmation
  * is isError `confirmation_unavailable` and nothing runs; read tools keep answering; the process
  * survives; after recovery the same call asks normally.
  *

@@ -4,7 +4,7 @@
  * JSON-RPC code.
  */
 export const ERROR_STATUS = {
-  // Resource and business codes (PRODUCT §2.1)
+  // Resource and business codes: the caller's request is wrong or the business rule says no
   VALIDATION_ERROR: 422,
   NOT_FOUND: 404,
   CONFLICT: 409,

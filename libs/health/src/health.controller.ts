@@ -8,7 +8,7 @@ import {
   type HealthCheckResult,
   type HealthIndicatorResult,
 } from '@nestjs/terminus';
-import { Public } from '@app/identity';
+import { Public } from '@app/access-vocabulary';
 import { SchemaStatus } from './schema-status.js';
 import { ShutdownState } from './shutdown.state.js';
 

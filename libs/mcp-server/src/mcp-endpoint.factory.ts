@@ -34,8 +34,8 @@ export const MCP_CAPABILITIES: { legacy: McpServerCapabilities; modern: McpServe
 };
 
 /**
- * `tools/list` is the same for every token (PRODUCT §7: every tool is listed for everyone; the
- * call-time checks say what is missing), and changes only with a deployment, so it may be shared
+ * `tools/list` is the same for every token (every tool is listed for everyone, so a model learns
+ * what exists; the call-time checks say what is missing and who can fix it), and changes only with a deployment, so it may be shared
  * across authorization contexts for five minutes.
  */
 export const TOOLS_LIST_CACHE: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };

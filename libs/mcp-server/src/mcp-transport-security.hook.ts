@@ -24,7 +24,8 @@ export interface TransportSecurityPolicy {
 }
 
 /**
- * Decisions (PRODUCT §6, spec transports §Security Warning, conformance `dns-rebinding-protection`):
+ * Decisions (DNS-rebinding defence: the MCP transports spec's security warning and the conformance
+ * suite's `dns-rebinding-protection` scenario):
  * - `Origin` absent: allowed (non-browser clients send none).
  * - `Origin` present (on `/mcp`): allowed only when listed in MCP_ALLOWED_ORIGINS. An empty list
  *   allows no browser origin, a loopback one included: any page the browser loaded, from any

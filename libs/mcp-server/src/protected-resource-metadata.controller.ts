@@ -41,7 +41,7 @@ export class ProtectedResourceMetadataController {
     return {
       resource: mcpUrl,
       authorization_servers: [baseUrl],
-      // What an OAuth client can be granted here: read scopes only (PRODUCT §5).
+      // What an OAuth client can be granted here: read scopes only (writes need a personal token).
       scopes_supported: READ_SCOPES,
       bearer_methods_supported: ['header'],
       resource_name: 'Platform MCP server',

@@ -1,4 +1,4 @@
-import { Public } from '@app/identity';
+import { Public } from '@app/access-vocabulary';
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { METRICS_CONTENT_TYPE, MetricsService } from './metrics.service.js';

@@ -1,6 +1,9 @@
 import { READ_SCOPES, WRITE_SCOPES, type Scope } from '@app/identity';
 
-/** The scopes an OAuth client may be granted: read-only, today (PRODUCT §5, §11). */
+/**
+ * The scopes an OAuth client may be granted: read-only, today. A client a person authorized acts
+ * with less certainty than a token the person made for a script, so writes need a personal token.
+ */
 export const OAUTH_SCOPES: readonly Scope[] = READ_SCOPES;
 
 /** What each scope lets a client do, in the words the consent page uses. */
@@ -13,7 +16,7 @@ export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
   'org:admin': 'Administer the organisation: members, tokens and the mail outbox',
 };
 
-/** Why a write scope is refused, in the product's words (PRODUCT §2.1 `insufficient_scope`). */
+/** Why a write scope is refused, in the words of the `insufficient_scope` outcome. */
 export function writeScopeRefusal(asked: readonly string[]): string {
   return (
     `OAuth access is read-only: ${asked.join(', ')} cannot be granted to an OAuth client. ` +

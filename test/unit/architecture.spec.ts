@@ -1,0 +1,142 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * docs/architecture.md's library graph against the code: every library's production sources
+ * import exactly the libraries the document lists for it, only through their entry points, and
+ * the graph has no cycle.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const LIBS = join(ROOT, 'libs');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') && !/\.(spec|e2e-spec)\.ts$/.test(name) ? [path] : [];
+  });
+}
+
+/** Module specifiers of static imports, re-exports and dynamic imports. */
+function specifiers(source: string): string[] {
+  const found: string[] = [];
+  for (const m of source.matchAll(/(?:^|\s)(?:import|export)\s[^'";]*?from\s*'([^']+)'/g))
+    found.push(m[1]);
+  for (const m of source.matchAll(/(?:^|\s)import\s*'([^']+)'/g)) found.push(m[1]);
+  for (const m of source.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) found.push(m[1]);
+  return found;
+}
+
+function declaredGraph(): Map<string, Set<string>> {
+  const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+  const block = /<!-- graph:begin -->\s*```text\n([\s\S]*?)```\s*<!-- graph:end -->/.exec(doc);
+  if (block === null) throw new Error('docs/architecture.md: no graph block between the markers');
+  const graph = new Map<string, Set<string>>();
+  for (const line of block[1].split('\n').filter((l) => l.trim() !== '')) {
+    const [lib, ...deps] = line.trim().split(/\s+/);
+    graph.set(lib, new Set(deps.filter((d) => d !== '—')));
+  }
+  return graph;
+}
+
+interface Scan {
+  graph: Map<string, Set<string>>;
+  violations: string[];
+}
+
+function scanLibraries(): Scan {
+  const graph = new Map<string, Set<string>>();
+  const violations: string[] = [];
+  const libraries = readdirSync(LIBS).filter((n) => statSync(join(LIBS, n)).isDirectory());
+  for (const lib of libraries) {
+    const deps = new Set<string>();
+    const libRoot = join(LIBS, lib) + sep;
+    for (const file of sourceFiles(join(LIBS, lib, 'src'))) {
+      const where = relative(ROOT, file);
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        const app = /^@app\/([^/]+)(\/.*)?$/.exec(spec);
+        if (app !== null) {
+          if (app[2] !== undefined) violations.push(`${where}: deep import ${spec}`);
+          if (app[1] !== lib) deps.add(app[1]);
+          else violations.push(`${where}: imports its own library through ${spec}`);
+        } else if (spec.startsWith('.')) {
+          if (!resolve(dirname(file), spec).startsWith(libRoot))
+            violations.push(`${where}: relative import ${spec} leaves libs/${lib}`);
+        }
+      }
+    }
+    graph.set(lib, deps);
+  }
+  return { graph, violations };
+}
+
+function cycleIn(graph: Map<string, Set<string>>): string[] | undefined {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (node: string, path: string[]): string[] | undefined => {
+    if (state.get(node) === 'done') return undefined;
+    if (state.get(node) === 'visiting') return [...path.slice(path.indexOf(node)), node];
+    state.set(node, 'visiting');
+    for (const next of graph.get(node) ?? []) {
+      const cycle = visit(next, [...path, node]);
+      if (cycle !== undefined) return cycle;
+    }
+    state.set(node, 'done');
+    return undefined;
+  };
+  for (const node of graph.keys()) {
+    const cycle = visit(node, []);
+    if (cycle !== undefined) return cycle;
+  }
+  return undefined;
+}
+
+const sorted = (s: Set<string> | undefined): string[] => [...(s ?? [])].sort();
+
+describe('the library graph (docs/architecture.md)', () => {
+  const declared = declaredGraph();
+  const actual = scanLibraries();
+
+  it('lists every library, and only libraries that exist', () => {
+    expect([...declared.keys()].sort()).toEqual([...actual.graph.keys()].sort());
+  });
+
+  it('matches the imports of every library exactly', () => {
+    const drift = [...actual.graph.keys()].flatMap((lib) => {
+      const want = sorted(declared.get(lib));
+      const have = sorted(actual.graph.get(lib));
+      const extra = have.filter((d) => !want.includes(d));
+      const missing = want.filter((d) => !have.includes(d));
+      return [
+        ...extra.map((d) => `${lib} imports ${d}, which the graph does not allow`),
+        ...missing.map((d) => `${lib} is declared to import ${d} but does not`),
+      ];
+    });
+    expect(drift, 'update the code or the graph in docs/architecture.md').toEqual([]);
+  });
+
+  it('reaches other libraries only through their entry points', () => {
+    expect(actual.violations).toEqual([]);
+  });
+
+  it('has no cycle', () => {
+    expect(cycleIn(declared)).toBeUndefined();
+    expect(cycleIn(actual.graph)).toBeUndefined();
+  });
+
+  it('the checker itself sees a cycle and a deep import when there is one', () => {
+    const looped = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['a'])],
+    ]);
+    expect(cycleIn(looped)).toEqual(['a', 'b', 'a']);
+    expect(specifiers("import { x } from '@app/identity/src/principal.js';")).toEqual([
+      '@app/identity/src/principal.js',
+    ]);
+    expect(specifiers("export * from './a.js';\nconst m = await import('@app/b');")).toEqual([
+      './a.js',
+      '@app/b',
+    ]);
+  });
+});
