@@ -12,6 +12,7 @@ import {
 import { AppConfig } from '@app/config';
 import { newTokenSecret } from '@app/identity';
 import { hmac } from './browser-secrets.js';
+import { clientDocumentUrlRefusal } from './client-document-url.js';
 import { PostgresOidcAdapter } from './oidc-adapter.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { messagePage } from './pages.js';
@@ -147,7 +148,21 @@ export class OAuthProviderService implements OnModuleInit {
         clientIdMetadataDocument: {
           enabled: true,
           ack: 'draft-02',
+          // Cache-Control max-age (or Expires) decides, within 1 minute to 1 day; the library
+          // keeps at most 100 documents (an LRU), per replica.
           cacheDuration: { min: 60, max: 24 * 3600 },
+          // Before any connection: https with a path, no literal special-use address, no
+          // localhost name (unless the development flag). Names resolving to such an address
+          // are refused at connect time by the library's guarded fetch; redirects are not
+          // followed (anything but 200 is refused); 2.5 s and CIMD_MAX_BYTES bound each fetch.
+          allowFetch: (_ctx, clientId) => {
+            const refusal = clientDocumentUrlRefusal(clientId, config.oauthCimdAllowPrivateHosts);
+            if (refusal !== undefined)
+              this.logger.warn(
+                `Client ID Metadata Document ${clientId} not fetched: it ${refusal}`,
+              );
+            return refusal === undefined;
+          },
         },
       },
       fetchResponseBodyLimits: { 'client_id metadata document': CIMD_MAX_BYTES },

@@ -1,0 +1,326 @@
+import { createHash } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
+import { startBuiltServer, type BuiltServer } from '../support/built-server.js';
+import { BrowserAgent } from '../support/browser-agent.js';
+import {
+  opensslPath,
+  startLoopbackHttps,
+  throwawayCertificate,
+  type LoopbackHttpsServer,
+  type ThrowawayCertificate,
+} from '../support/loopback-https.js';
+import type { Json } from '../support/mcp-peers.js';
+import { authorizeInBrowser, InMemoryOAuthClient, latestMailTo } from '../support/oauth-client.js';
+
+/**
+ * Client ID Metadata Documents (MCP 2025-11-25): the client's id is the HTTPS URL of a JSON
+ * document it serves. The test serves the documents itself over HTTPS on loopback, with a
+ * throwaway CA (openssl) that only the BUILT server child processes trust (NODE_EXTRA_CA_CERTS):
+ *
+ * - `flagged`: OAUTH_CIMD_ALLOW_PRIVATE_HOSTS=true (development), so loopback documents are
+ *   fetched: the v2 SDK client authorizes with its CIMD URL; each refusal (client_id differs from
+ *   the URL, oversized, slow, redirect, http://) is probed against it;
+ * - `guarded`: the production default, same CA, same documents: a loopback document is never
+ *   fetched — the document server sees no connection at all (literal address, localhost name), or
+ *   no request (a DNS name resolving to loopback, refused by the library at connect time).
+ */
+
+const OPENSSL = opensslPath();
+const OWNER = 'olivia.owner@acme.test';
+const REDIRECT = 'http://127.0.0.1:53690/callback';
+const VERIFIER = 'cimd-verifier-'.repeat(4);
+const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+/** The server's limit is 5 KiB; this is comfortably over it. */
+const OVERSIZED_PADDING = 'x'.repeat(8 * 1024);
+/** The library's fetch timeout is 2.5 s; the slow document answers after this. */
+const SLOW_MS = 15_000;
+
+if (OPENSSL === undefined)
+  console.warn('oauth-cimd: SKIPPED — openssl is not installed (needed for the loopback CA)');
+
+/** The host name of this machine when it resolves to loopback (Debian: 127.0.1.1), else undefined. */
+async function loopbackHostName(): Promise<string | undefined> {
+  const name = hostname();
+  if (name === 'localhost' || name.endsWith('.localhost')) return undefined;
+  const found = await lookup(name).catch(() => undefined);
+  return found !== undefined && /^127\./.test(found.address) ? name : undefined;
+}
+
+describe.skipIf(OPENSSL === undefined)('Client ID Metadata Documents', () => {
+  let certificate: ThrowawayCertificate;
+  let documents: LoopbackHttpsServer;
+  let plain: Server;
+  let plainHits = 0;
+  let plainOrigin = '';
+  let flagged: BuiltServer;
+  let guarded: BuiltServer;
+  let machineName: string | undefined;
+  const pending = new Set<NodeJS.Timeout>();
+
+  /** A client's metadata document, its client_id being `id`. */
+  const documentFor = (id: string, extra: Record<string, unknown> = {}): string =>
+    JSON.stringify({
+      client_id: id,
+      client_name: 'CIMD test client',
+      client_uri: id.replace(/\/[^/]*\/[^/]*$/, '/'),
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...extra,
+    });
+
+  beforeAll(async () => {
+    machineName = await loopbackHostName();
+    certificate = await throwawayCertificate(OPENSSL!, machineName);
+    documents = await startLoopbackHttps(certificate, (req, res, origin) => {
+      const url = new URL(req.url ?? '/', origin);
+      const self = `${url.protocol}//${req.headers.host}${url.pathname}`;
+      const json = (body: string, headers: Record<string, string> = {}): void => {
+        res.writeHead(200, { 'content-type': 'application/json', ...headers });
+        res.end(body);
+      };
+      switch (url.pathname) {
+        case '/good/client.json':
+        case '/again/client.json':
+          return json(documentFor(self), { 'cache-control': 'public, max-age=3600' });
+        case '/mismatch/client.json':
+          return json(documentFor(`${origin}/someone-else/client.json`));
+        case '/big/client.json':
+          return json(documentFor(self, { padding: OVERSIZED_PADDING }));
+        case '/big-chunked/client.json': {
+          // No content-length: the limit must hold while reading, not only from the header.
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const body = documentFor(self, { padding: OVERSIZED_PADDING });
+          for (let i = 0; i < body.length; i += 1024) res.write(body.slice(i, i + 1024));
+          return void res.end();
+        }
+        case '/slow/client.json': {
+          const timer = setTimeout(() => {
+            pending.delete(timer);
+            json(documentFor(self));
+          }, SLOW_MS);
+          return void pending.add(timer);
+        }
+        case '/redirect/client.json':
+          res.writeHead(302, { location: '/redirect-target/client.json' });
+          return void res.end();
+        case '/redirect-target/client.json':
+          // Would be valid for the redirecting URL, were the redirect followed.
+          return json(documentFor(`${origin}/redirect/client.json`));
+        default:
+          res.writeHead(404);
+          return void res.end();
+      }
+    });
+    plain = createHttpServer((req, res) => {
+      plainHits += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(documentFor(`${plainOrigin}${req.url ?? '/'}`));
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- a TCP server's address is AddressInfo
+    plainOrigin = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+
+    const env = { NODE_EXTRA_CA_CERTS: certificate.caFile, LOG_LEVEL: 'warn' };
+    [flagged, guarded] = await Promise.all([
+      startBuiltServer({
+        env: { ...env, NODE_ENV: 'development', OAUTH_CIMD_ALLOW_PRIVATE_HOSTS: 'true' },
+      }),
+      startBuiltServer({ env: { ...env, NODE_ENV: 'production' } }),
+    ]);
+  }, 240_000);
+
+  afterAll(async () => {
+    for (const timer of pending) clearTimeout(timer);
+    await Promise.allSettled([flagged?.dispose(), guarded?.dispose()]);
+    await documents?.close();
+    await new Promise<void>((resolve) => (plain ? plain.close(() => resolve()) : resolve()));
+    await certificate?.dispose();
+  }, 120_000);
+
+  /** /oauth/authorize with this client_id (no sign-in involved: the client is resolved first). */
+  async function authorizeWith(server: BuiltServer, clientId: string) {
+    const url = new URL(`${server.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'portal_users:read',
+      state: 'st4te',
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+      resource: `${server.url}/mcp`,
+    }))
+      url.searchParams.set(k, v);
+    const started = Date.now();
+    const response = await fetch(url, { redirect: 'manual' });
+    return {
+      status: response.status,
+      location: response.headers.get('location'),
+      html: await response.text(),
+      ms: Date.now() - started,
+    };
+  }
+
+  /** A refusal: an error page, never a redirect to the (unverified) redirect URI. */
+  function expectRefused(outcome: { status: number; location: string | null; html: string }) {
+    expect(outcome.location, outcome.html).toBeNull();
+    expect(outcome.status).toBe(400);
+    expect(outcome.html).toContain('Authorization failed');
+  }
+
+  /**
+   * A refused document is fetched once by the authorization endpoint and once more by the
+   * library's error handler (it looks the client up again to decide where the error goes);
+   * failures are not cached.
+   */
+  function expectFetchedAtMostTwice(path: string): void {
+    expect(documents.hits(path), path).toBeGreaterThanOrEqual(1);
+    expect(documents.hits(path), path).toBeLessThanOrEqual(2);
+  }
+
+  describe('with OAUTH_CIMD_ALLOW_PRIVATE_HOSTS (development)', () => {
+    it('the authorization server metadata advertises client_id_metadata_document_supported', async () => {
+      const metadata: Json = await (
+        await fetch(`${flagged.url}/.well-known/oauth-authorization-server`)
+      ).json();
+      expect(metadata.client_id_metadata_document_supported).toBe(true);
+    });
+
+    it('the v2 SDK client authorizes with its CIMD URL as client_id, then lists and reads', async () => {
+      const clientId = `${documents.origin}/good/client.json`;
+      const provider = new InMemoryOAuthClient(REDIRECT, clientId);
+      const transport = new StreamableHTTPClientTransport(new URL(`${flagged.url}/mcp`), {
+        authProvider: provider,
+      });
+      await expect(
+        new Client({ name: 'cimd-e2e', version: '1.0.0' }).connect(transport),
+      ).rejects.toBeInstanceOf(UnauthorizedError);
+      // No registration: the SDK uses the document URL as the client id.
+      expect(provider.authorizationUrl?.searchParams.get('client_id')).toBe(clientId);
+      expect(provider.information?.client_id ?? clientId).toBe(clientId);
+
+      let consent = '';
+      const callback = await authorizeInBrowser({
+        browser: new BrowserAgent(flagged.url),
+        authorizationUrl: provider.authorizationUrl!,
+        redirectUrl: REDIRECT,
+        email: OWNER,
+        readMail: (email) => latestMailTo(flagged.url, flagged.tokens.owner, email),
+        onConsentPage: (html) => (consent = html),
+      });
+      // The consent page names the document's client and the host the document lives on, and
+      // does not call it self-registered.
+      expect(consent).toContain('CIMD test client');
+      expect(consent).toContain(`127.0.0.1:${documents.port}`);
+      expect(consent).not.toContain('registered itself');
+      expect(callback.searchParams.get('iss')).toBe(flagged.url);
+      await transport.finishAuth(callback.searchParams);
+      expect(provider.saved?.access_token).toMatch(/^oat_/);
+
+      const client = new Client({ name: 'cimd-e2e', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${flagged.url}/mcp`), {
+          authProvider: provider,
+        }),
+      );
+      try {
+        const tools = await client.listTools();
+        expect(tools.tools.map((tool) => tool.name)).toContain('list_portal_users');
+        const result: Json = await client.callTool({ name: 'list_portal_users', arguments: {} });
+        expect(result.isError ?? false).toBe(false);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('the document is cached per its Cache-Control (fetched once for two authorizations)', async () => {
+      const clientId = `${documents.origin}/again/client.json`;
+      const first = await authorizeWith(flagged, clientId);
+      const second = await authorizeWith(flagged, clientId);
+      // Both go on to sign-in (a redirect to the login interaction), not to an error page.
+      expect(first.status, first.html).toBe(303);
+      expect(second.status, second.html).toBe(303);
+      expect(documents.hits('/again/client.json')).toBe(1);
+    });
+
+    it('a document whose client_id differs from its URL is refused', async () => {
+      const outcome = await authorizeWith(flagged, `${documents.origin}/mismatch/client.json`);
+      expectRefused(outcome);
+      expect(outcome.html).toContain('client_id');
+      expectFetchedAtMostTwice('/mismatch/client.json');
+    });
+
+    it('an oversized document is refused, with or without a content-length', async () => {
+      for (const path of ['/big/client.json', '/big-chunked/client.json']) {
+        expectRefused(await authorizeWith(flagged, `${documents.origin}${path}`));
+        expectFetchedAtMostTwice(path);
+      }
+    });
+
+    it('a slow document is refused when the fetch time limit (2.5 s) runs out', async () => {
+      const outcome = await authorizeWith(flagged, `${documents.origin}/slow/client.json`);
+      expectRefused(outcome);
+      expect(outcome.ms).toBeGreaterThanOrEqual(2_000);
+      expect(outcome.ms).toBeLessThan(SLOW_MS);
+    });
+
+    it('a redirect is not followed: refused, and its target never fetched', async () => {
+      expectRefused(await authorizeWith(flagged, `${documents.origin}/redirect/client.json`));
+      expectFetchedAtMostTwice('/redirect/client.json');
+      expect(documents.hits('/redirect-target/client.json')).toBe(0);
+    });
+
+    it('an http:// client_id is not a metadata document: refused, never fetched', async () => {
+      const outcome = await authorizeWith(flagged, `${plainOrigin}/client.json`);
+      expectRefused(outcome);
+      expect(plainHits).toBe(0);
+    });
+  });
+
+  describe('without the flag (the production default)', () => {
+    it('the same document on a loopback address is never fetched: no connection at all', async () => {
+      const handshakes = documents.handshakes();
+      const hits = documents.hits('/good/client.json');
+      const port = documents.port;
+      for (const host of ['127.0.0.1', 'localhost', '[::ffff:127.0.0.1]']) {
+        const outcome = await authorizeWith(guarded, `https://${host}:${port}/good/client.json`);
+        expectRefused(outcome);
+        expect(outcome.html, host).toContain('not allowed');
+      }
+      expect(documents.handshakes()).toBe(handshakes);
+      expect(documents.hits('/good/client.json')).toBe(hits);
+    });
+
+    it('a DNS name that resolves to loopback is refused when connecting: no request reaches it', async (context) => {
+      if (machineName === undefined) {
+        context.skip('this machine’s host name does not resolve to a loopback address');
+        return;
+      }
+      const hits = documents.hits('/good/client.json');
+      const outcome = await authorizeWith(
+        guarded,
+        `https://${machineName}:${documents.port}/good/client.json`,
+      );
+      expectRefused(outcome);
+      expect(outcome.html).toContain('fetch failed');
+      expect(documents.hits('/good/client.json')).toBe(hits);
+      // The control: the flagged server, same name, same CA, fetches it.
+      const allowed = await authorizeWith(
+        flagged,
+        `https://${machineName}:${documents.port}/good/client.json`,
+      );
+      expect(allowed.status, allowed.html).toBe(303);
+    });
+  });
+});
