@@ -52,7 +52,52 @@ async function loopbackHostName(): Promise<string | undefined> {
   const name = hostname();
   if (name === 'localhost' || name.endsWith('.localhost')) return undefined;
   const found = await lookup(name).catch(() => undefined);
-  return found !== undefined && /^127\./.test(found.address) ? name : undefined;
+  return found !== undefined && found.address.startsWith('127.') ? name : undefined;
+}
+
+/** A client's metadata document, its client_id being `id`. */
+function documentFor(id: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    client_id: id,
+    client_name: 'CIMD test client',
+    client_uri: id.replace(/\/[^/]*\/[^/]*$/, '/'),
+    redirect_uris: [REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...extra,
+  });
+}
+
+/** /oauth/authorize with this client_id (no sign-in involved: the client is resolved first). */
+async function authorizeWith(server: BuiltServer, clientId: string) {
+  const url = new URL(`${server.url}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'portal_users:read',
+    state: 'st4te',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    resource: `${server.url}/mcp`,
+  }))
+    url.searchParams.set(k, v);
+  const started = Date.now();
+  const response = await fetch(url, { redirect: 'manual' });
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    html: await response.text(),
+    ms: Date.now() - started,
+  };
+}
+
+/** A refusal: an error page, never a redirect to the (unverified) redirect URI. */
+function expectRefused(outcome: { status: number; location: string | null; html: string }) {
+  expect(outcome.location, outcome.html).toBeNull();
+  expect(outcome.status).toBe(400);
+  expect(outcome.html).toContain('Authorization failed');
 }
 
 describe.skipIf(OPENSSL === undefined)('Client ID Metadata Documents', () => {
@@ -65,19 +110,6 @@ describe.skipIf(OPENSSL === undefined)('Client ID Metadata Documents', () => {
   let guarded: BuiltServer;
   let machineName: string | undefined;
   const pending = new Set<NodeJS.Timeout>();
-
-  /** A client's metadata document, its client_id being `id`. */
-  const documentFor = (id: string, extra: Record<string, unknown> = {}): string =>
-    JSON.stringify({
-      client_id: id,
-      client_name: 'CIMD test client',
-      client_uri: id.replace(/\/[^/]*\/[^/]*$/, '/'),
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      ...extra,
-    });
 
   beforeAll(async () => {
     machineName = await loopbackHostName();
@@ -147,37 +179,6 @@ describe.skipIf(OPENSSL === undefined)('Client ID Metadata Documents', () => {
     await new Promise<void>((resolve) => (plain ? plain.close(() => resolve()) : resolve()));
     await certificate?.dispose();
   }, 120_000);
-
-  /** /oauth/authorize with this client_id (no sign-in involved: the client is resolved first). */
-  async function authorizeWith(server: BuiltServer, clientId: string) {
-    const url = new URL(`${server.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'portal_users:read',
-      state: 'st4te',
-      code_challenge: CHALLENGE,
-      code_challenge_method: 'S256',
-      resource: `${server.url}/mcp`,
-    }))
-      url.searchParams.set(k, v);
-    const started = Date.now();
-    const response = await fetch(url, { redirect: 'manual' });
-    return {
-      status: response.status,
-      location: response.headers.get('location'),
-      html: await response.text(),
-      ms: Date.now() - started,
-    };
-  }
-
-  /** A refusal: an error page, never a redirect to the (unverified) redirect URI. */
-  function expectRefused(outcome: { status: number; location: string | null; html: string }) {
-    expect(outcome.location, outcome.html).toBeNull();
-    expect(outcome.status).toBe(400);
-    expect(outcome.html).toContain('Authorization failed');
-  }
 
   /**
    * A refused document is fetched once by the authorization endpoint and once more by the
@@ -263,7 +264,9 @@ describe.skipIf(OPENSSL === undefined)('Client ID Metadata Documents', () => {
 
     it('an oversized document is refused, with or without a content-length', async () => {
       for (const path of ['/big/client.json', '/big-chunked/client.json']) {
-        expectRefused(await authorizeWith(flagged, `${documents.origin}${path}`));
+        const outcome = await authorizeWith(flagged, `${documents.origin}${path}`);
+        expectRefused(outcome);
+        expect(outcome.html, path).toContain('fetch failed');
         expectFetchedAtMostTwice(path);
       }
     });
