@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { escapeLike, uniqueConstraintOf } from '@app/database';
+import { uniqueConstraintOf } from '@app/database';
 import { DomainError } from '@app/errors';
-import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
+import { contains, CURSOR_TIMESTAMP_SQL, newestFirstQuery } from '@app/rest-contract';
 
 export interface AccountRow {
   id: string;
@@ -22,8 +22,8 @@ export interface AccountValues {
   tax_id: string | null;
 }
 
-const COLUMNS = `id, organization_id, name, external_id, tax_id, created_at, updated_at,
-  ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts`;
+const ROW_COLUMNS = 'id, organization_id, name, external_id, tax_id, created_at, updated_at';
+const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts`;
 
 /**
  * All SQL on `accounts` (and the one question it asks of `portal_users`: who still points at an
@@ -110,23 +110,15 @@ export class AccountsRepository {
     organizationId: string,
     f: { q?: string; after?: readonly string[]; take: number },
   ): Promise<AccountRow[]> {
-    const params: unknown[] = [organizationId];
-    const where = ['organization_id = $1'];
-    if (f.q !== undefined) {
-      params.push(`%${escapeLike(f.q)}%`);
-      where.push(`name ILIKE $${params.length}`);
-    }
-    if (f.after !== undefined) {
-      params.push(f.after[0], f.after[1]);
-      where.push(
-        `(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-      );
-    }
-    params.push(f.take);
-    return this.ds.query<AccountRow[]>(
-      `SELECT ${COLUMNS} FROM accounts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const { text, params } = newestFirstQuery({
+      from: 'accounts',
+      columns: ROW_COLUMNS,
+      organizationId,
+      conditions: [contains(['name'], f.q)],
+      after: f.after,
+      take: f.take,
+    });
+    return this.ds.query<AccountRow[]>(text, params);
   }
 }
 

@@ -1,8 +1,7 @@
-import { escapeLike } from '@app/database';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
+import { contains, CURSOR_TIMESTAMP_SQL, equals, newestFirstQuery } from '@app/rest-contract';
 import type { Channel, TokenKind } from '@app/identity';
 import type { AuditChanges } from './audit-changes.js';
 import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
@@ -68,9 +67,10 @@ export interface AuditEventFilter {
   take: number;
 }
 
-const COLUMNS = `id, occurred_at, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts, actor_type, actor_user_id,
+const ROW_COLUMNS = `id, occurred_at, actor_type, actor_user_id,
   actor_name, actor_email, token_id, token_name, token_kind, channel, client_name, action, resource_type, resource_id,
   resource_label, changes, request_id, confirmation_id`;
+const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts`;
 
 /** All SQL on `audit_events`. Insert only: the table has no update or delete path (and a trigger refuses them). */
 @Injectable()
@@ -108,33 +108,26 @@ export class AuditEventsRepository {
 
   /** Newest first, `(occurred_at, id)` keyset order. */
   async list(f: AuditEventFilter): Promise<AuditEventRow[]> {
-    const params: unknown[] = [f.organizationId];
-    const where = ['organization_id = $1'];
-    const add = (value: unknown, condition: (placeholder: string) => string): void => {
-      params.push(value);
-      where.push(condition(`$${params.length}`));
-    };
-    if (f.actorUserId !== undefined) add(f.actorUserId, (p) => `actor_user_id = ${p}::uuid`);
-    if (f.action !== undefined) add(f.action, (p) => `action = ${p}`);
-    if (f.resourceType !== undefined) add(f.resourceType, (p) => `resource_type = ${p}`);
-    if (f.resourceId !== undefined) add(f.resourceId, (p) => `resource_id = ${p}::uuid`);
-    if (f.channel !== undefined) add(f.channel, (p) => `channel = ${p}`);
-    // Served by the trigram index on the generated search_text (ix_audit_events_search).
-    if (f.q !== undefined) add(`%${escapeLike(f.q)}%`, (p) => `search_text ILIKE ${p}`);
-    if (f.since !== undefined) add(f.since, (p) => `occurred_at >= ${p}::timestamptz`);
-    if (f.until !== undefined) add(f.until, (p) => `occurred_at < ${p}::timestamptz`);
-    if (f.after !== undefined) {
-      params.push(f.after[0], f.after[1]);
-      where.push(
-        `(occurred_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-      );
-    }
-    params.push(f.take);
-    return await this.ds.query<AuditEventRow[]>(
-      `SELECT ${COLUMNS} FROM audit_events WHERE ${where.join(' AND ')}
-        ORDER BY occurred_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const { text, params } = newestFirstQuery({
+      from: 'audit_events',
+      columns: ROW_COLUMNS,
+      sortColumn: 'occurred_at',
+      organizationId: f.organizationId,
+      conditions: [
+        equals('actor_user_id', f.actorUserId, '::uuid'),
+        equals('action', f.action),
+        equals('resource_type', f.resourceType),
+        equals('resource_id', f.resourceId, '::uuid'),
+        equals('channel', f.channel),
+        // Served by the trigram index on the generated search_text (ix_audit_events_search).
+        contains(['search_text'], f.q),
+      ],
+      since: f.since,
+      until: f.until,
+      after: f.after,
+      take: f.take,
+    });
+    return await this.ds.query<AuditEventRow[]>(text, params);
   }
 
   /** The events a confirmation produced, oldest first (the order the write recorded them in). */

@@ -5,6 +5,7 @@ export { migrate, pendingMigrations, type MigrationReport } from './migrator.js'
 export { MIGRATIONS } from './migrations/index.js';
 export { poolStats } from './pool-stats.js';
 export {
+  foreignKeyConstraintOf,
   isDatabaseUnavailable,
   isUndefinedTable,
   isUniqueViolation,

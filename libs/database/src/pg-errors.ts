@@ -20,6 +20,12 @@ export function uniqueConstraintOf(err: unknown): string | undefined {
   return e?.code === '23505' ? e.constraint : undefined;
 }
 
+/** The constraint of a foreign-key violation (23503), if `err` is one. */
+export function foreignKeyConstraintOf(err: unknown): string | undefined {
+  const e = pgError(err);
+  return e?.code === '23503' ? e.constraint : undefined;
+}
+
 /** `relation "…" does not exist` (42P01): e.g. a table whose migration has not run. */
 export function isUndefinedTable(err: unknown): boolean {
   return pgError(err)?.code === '42P01';

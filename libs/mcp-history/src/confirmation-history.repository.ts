@@ -2,12 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { ConfirmationStatus, McpConfirmationEntity } from '@app/mcp-confirmations';
-import {
-  equals,
-  newestFirstQuery,
-  type Condition,
-  type SqlQuery,
-} from './newest-first-query.util.js';
+import { equals, newestFirstQuery, type Condition, type SqlQuery } from '@app/rest-contract';
 
 /** The confirmation fields the admin queries show (the ledger's entity has the same names). */
 export type ConfirmationView = Pick<

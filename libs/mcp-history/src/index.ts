@@ -6,7 +6,6 @@ export {
   confirmationsListQuery,
   type ConfirmationFilter,
 } from './confirmation-history.repository.js';
-export type { SqlQuery } from './newest-first-query.util.js';
 export {
   ListToolCallsQueryDto,
   TOOL_CALL_ERAS,

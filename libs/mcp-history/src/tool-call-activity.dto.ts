@@ -1,13 +1,10 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsOptional } from 'class-validator';
 import { AuditEventDto } from '@app/audit-trail';
-import { Out, Trim } from '@app/rest-contract';
+import { Input, Out, Timestamp } from '@app/rest-contract';
 import { ConfirmationDto } from './confirmation-history.dto.js';
 import { OutNumber } from './out-number.decorator.js';
 import { TOOL_CALL_OUTCOMES } from './tool-call-outcome.js';
-import { ToolCallDto } from './tool-call.dto.js';
-
-const ISO_MESSAGE = { message: 'must be an ISO 8601 date-time' };
+import { ToolCallDto, withToolCallFilters } from './tool-call.dto.js';
 
 /** A tool call with what it used and what it did: its confirmation and its audit events. */
 export class ToolCallDetailDto extends ToolCallDto {
@@ -23,55 +20,27 @@ export class ToolCallDetailDto extends ToolCallDto {
   audit_events: AuditEventDto[];
 }
 
-/** `GET /v1/mcp/tool-calls/per-minute`: the list's filters over a window of at most a day. */
-export class ToolCallSeriesQueryDto {
-  @ApiPropertyOptional({ description: 'Only calls of this tool (exact name).', maxLength: 200 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
-  tool?: string;
-
-  @ApiPropertyOptional({ description: 'Only calls with this status.', maxLength: 100 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(100)
-  status?: string;
-
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only calls by this person (user id).' })
-  @IsOptional()
-  @IsUUID('all')
-  user?: string;
-
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only calls made with this token.' })
-  @IsOptional()
-  @IsUUID('all')
-  token?: string;
-
-  @ApiPropertyOptional({ description: 'Only calls from this MCP client (exact).', maxLength: 200 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
-  client?: string;
-
-  @ApiPropertyOptional({
+/** The window of the per-minute series (no paging: the series is always whole). */
+class SeriesWindow {
+  @Input.optional({
     format: 'date-time',
-    description: 'Start of the window (default: an hour before `until`).',
+    description: 'Start of the window (RFC 3339; default: an hour before `until`).',
   })
   @IsOptional()
-  @IsISO8601({ strict: true }, ISO_MESSAGE)
+  @Timestamp()
   since?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'End of the window (default: now).' })
+  @Input.optional({
+    format: 'date-time',
+    description: 'End of the window (RFC 3339; default: now).',
+  })
   @IsOptional()
-  @IsISO8601({ strict: true }, ISO_MESSAGE)
+  @Timestamp()
   until?: string;
 }
+
+/** `GET /v1/mcp/tool-calls/per-minute`: the list's filters over a window of at most a day. */
+export class ToolCallSeriesQueryDto extends withToolCallFilters(SeriesWindow) {}
 
 export class MinuteBucketDto {
   @Out.dateTime({ description: 'Start of the minute (UTC).' }) minute: string;

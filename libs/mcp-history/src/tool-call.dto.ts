@@ -12,52 +12,65 @@ export class ToolCallIdParamsDto {
   id: string;
 }
 
-/** `GET /v1/mcp/tool-calls` filters (+ `limit`, `cursor`). */
-export class ListToolCallsQueryDto extends TimeRangeQueryDto {
-  @ApiPropertyOptional({ description: 'Only calls of this tool (exact name).', maxLength: 200 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
-  tool?: string;
+// TypeScript recognises a mixin only when the base's constructor takes `...args: any[]`.
+// oxlint-disable-next-line typescript/no-explicit-any
+type Constructor<T = object> = abstract new (...args: any[]) => T;
 
-  @ApiPropertyOptional({
-    description:
-      'Only calls with this status: `ok`, `input_required`, an error code, or `rpc_error:<code>`.',
-    maxLength: 100,
-  })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(100)
-  status?: string;
+/**
+ * The five filters of the tool-call history, shared by the list and the per-minute series (one
+ * declaration, so the two cannot drift): added to a base that brings the time bounds.
+ */
+export function withToolCallFilters<TBase extends Constructor>(Base: TBase) {
+  abstract class ToolCallFilters extends Base {
+    @ApiPropertyOptional({ description: 'Only calls of this tool (exact name).', maxLength: 200 })
+    @IsOptional()
+    @Trim()
+    @IsString()
+    @MinLength(1, { message: 'must not be empty' })
+    @MaxLength(200)
+    tool?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'Only calls by this person (user id).' })
-  @IsOptional()
-  @IsUUID('all')
-  user?: string;
+    @ApiPropertyOptional({
+      description:
+        'Only calls with this status: `ok`, `input_required`, an error code, or `rpc_error:<code>`.',
+      maxLength: 100,
+    })
+    @IsOptional()
+    @Trim()
+    @IsString()
+    @MinLength(1, { message: 'must not be empty' })
+    @MaxLength(100)
+    status?: string;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    description: 'Only calls made with this token (token id).',
-  })
-  @IsOptional()
-  @IsUUID('all')
-  token?: string;
+    @ApiPropertyOptional({ format: 'uuid', description: 'Only calls by this person (user id).' })
+    @IsOptional()
+    @IsUUID('all')
+    user?: string;
 
-  @ApiPropertyOptional({
-    description: 'Only calls from this MCP client (its name, exact).',
-    maxLength: 200,
-  })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
-  client?: string;
+    @ApiPropertyOptional({
+      format: 'uuid',
+      description: 'Only calls made with this token (token id).',
+    })
+    @IsOptional()
+    @IsUUID('all')
+    token?: string;
+
+    @ApiPropertyOptional({
+      description: 'Only calls from this MCP client (its name, exact).',
+      maxLength: 200,
+    })
+    @IsOptional()
+    @Trim()
+    @IsString()
+    @MinLength(1, { message: 'must not be empty' })
+    @MaxLength(200)
+    client?: string;
+  }
+  return ToolCallFilters;
 }
+
+/** `GET /v1/mcp/tool-calls` filters (+ `since`, `until`, `limit`, `cursor`). */
+export class ListToolCallsQueryDto extends withToolCallFilters(TimeRangeQueryDto) {}
 
 export class ToolCallDto {
   @Out.uuid() id: string;

@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import {
-  equals,
-  newestFirstQuery,
-  type Condition,
-  type SqlQuery,
-} from './newest-first-query.util.js';
+import { equals, newestFirstQuery, type Condition, type SqlQuery } from '@app/rest-contract';
 import { outcomeSql } from './tool-call-outcome.js';
 
 /** A stored `mcp_tool_calls` row as the admin queries read it. */

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { escapeLike, uniqueConstraintOf } from '@app/database';
+import { foreignKeyConstraintOf, uniqueConstraintOf } from '@app/database';
 import { DomainError } from '@app/errors';
-import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
+import { contains, CURSOR_TIMESTAMP_SQL, equals, newestFirstQuery } from '@app/rest-contract';
 import type { PortalUserStatus } from './portal-user.dto.js';
 
 export interface PortalUserRow {
@@ -38,8 +38,9 @@ export interface PortalUserFilter {
   take: number;
 }
 
-const COLUMNS = `id, organization_id, account_id, email, name, external_id, status, invitation_sent_at,
-  invitation_expires_at, activated_at, deactivated_at, created_at, updated_at, ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts`;
+const ROW_COLUMNS = `id, organization_id, account_id, email, name, external_id, status, invitation_sent_at,
+  invitation_expires_at, activated_at, deactivated_at, created_at, updated_at`;
+const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts`;
 
 /**
  * All SQL on `portal_users`. Uniqueness is the database's (named indexes), mapped here:
@@ -197,28 +198,19 @@ export class PortalUsersRepository {
 
   /** Newest first, `(created_at, id)` keyset order; `q` matches name or e-mail ignoring case. */
   list(organizationId: string, f: PortalUserFilter): Promise<PortalUserRow[]> {
-    const params: unknown[] = [organizationId];
-    const where = ['organization_id = $1'];
-    const add = (value: unknown, condition: (placeholder: string) => string): void => {
-      params.push(value);
-      where.push(condition(`$${params.length}`));
-    };
-    if (f.status !== undefined) add(f.status, (p) => `status = ${p}`);
-    if (f.accountId !== undefined) add(f.accountId, (p) => `account_id = ${p}::uuid`);
-    if (f.q !== undefined)
-      add(`%${escapeLike(f.q)}%`, (p) => `(name ILIKE ${p} OR email ILIKE ${p})`);
-    if (f.after !== undefined) {
-      params.push(f.after[0], f.after[1]);
-      where.push(
-        `(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-      );
-    }
-    params.push(f.take);
-    return this.ds.query<PortalUserRow[]>(
-      `SELECT ${COLUMNS} FROM portal_users WHERE ${where.join(' AND ')}
-        ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const { text, params } = newestFirstQuery({
+      from: 'portal_users',
+      columns: ROW_COLUMNS,
+      organizationId,
+      conditions: [
+        equals('status', f.status),
+        equals('account_id', f.accountId, '::uuid'),
+        contains(['name', 'email'], f.q),
+      ],
+      after: f.after,
+      take: f.take,
+    });
+    return this.ds.query<PortalUserRow[]>(text, params);
   }
 }
 
@@ -252,15 +244,4 @@ function constraintError(err: unknown): DomainError | undefined {
     );
   }
   return undefined;
-}
-
-/** The constraint of a foreign-key violation (23503), if `err` is one. */
-function foreignKeyConstraintOf(err: unknown): string | undefined {
-  const driverError: unknown =
-    typeof err === 'object' && err !== null ? Reflect.get(err, 'driverError') : undefined;
-  const pg: unknown = driverError ?? err;
-  if (typeof pg !== 'object' || pg === null || Reflect.get(pg, 'code') !== '23503')
-    return undefined;
-  const constraint: unknown = Reflect.get(pg, 'constraint');
-  return typeof constraint === 'string' ? constraint : undefined;
 }

@@ -16,3 +16,11 @@ export type { Plain } from './plain.js';
 export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
 export { TimeRangeQueryDto } from './time-range-query.dto.js';
 export { ACCESS_EXTENSION, Endpoint } from './endpoint.decorator.js';
+export {
+  contains,
+  equals,
+  newestFirstQuery,
+  type Condition,
+  type NewestFirstSpec,
+  type SqlQuery,
+} from './newest-first-query.js';

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { contains, equals, newestFirstQuery } from './newest-first-query.js';
+
+const ORG = '00000000-0000-4000-8000-000000000001';
+
+describe('newestFirstQuery', () => {
+  it('binds every filter and the keyset, newest first by created_at', () => {
+    const q = newestFirstQuery({
+      from: 'accounts',
+      columns: 'id, name',
+      organizationId: ORG,
+      conditions: [equals('status', 'active'), undefined, contains(['name', 'email'], '50%_x')],
+      after: ['2026-12-01T10:00:00.123456Z', ORG],
+      take: 21,
+    });
+    expect(q.text.replace(/\s+/g, ' ')).toBe(
+      'SELECT id, name, to_char(created_at AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24:MI:SS.US"Z"\') AS cursor_ts ' +
+        'FROM accounts WHERE organization_id = $1::uuid AND status = $2 AND (name ILIKE $3 OR email ILIKE $3) ' +
+        'AND (created_at, id) < ($4::timestamptz, $5::uuid) ORDER BY created_at DESC, id DESC LIMIT $6',
+    );
+    expect(q.params).toEqual([
+      ORG,
+      'active',
+      '%50\\%\\_x%',
+      '2026-12-01T10:00:00.123456Z',
+      ORG,
+      21,
+    ]);
+  });
+
+  it('sorts, bounds and pages by another timestamp when asked', () => {
+    const q = newestFirstQuery({
+      from: 'audit_events',
+      columns: 'id',
+      sortColumn: 'occurred_at',
+      organizationId: ORG,
+      conditions: [contains(['search_text'], 'ana')],
+      since: '2026-01-01T00:00:00Z',
+      until: '2026-02-01T00:00:00Z',
+      take: 5,
+    });
+    const text = q.text.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      'search_text ILIKE $2 AND occurred_at >= $3::timestamptz AND occurred_at < $4::timestamptz',
+    );
+    expect(text).toContain('ORDER BY occurred_at DESC, id DESC LIMIT $5');
+    expect(text).not.toContain('created_at');
+  });
+});

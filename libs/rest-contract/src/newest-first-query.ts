@@ -1,0 +1,84 @@
+import { escapeLike } from '@app/database';
+import { CURSOR_TIMESTAMP_SQL } from './cursor.js';
+
+/** A parameterised SQL statement, as the repositories run it (and as tests EXPLAIN it). */
+export interface SqlQuery {
+  text: string;
+  params: unknown[];
+}
+
+/** A WHERE condition; `bind` adds a parameter and returns its placeholder (`$n`). */
+export type Condition = (bind: (value: unknown) => string) => string;
+
+/** `column = $n` (with an optional cast), or no condition when the filter was not given. */
+export function equals(
+  column: string,
+  value: string | undefined,
+  cast = '',
+): Condition | undefined {
+  return value === undefined ? undefined : (bind) => `${column} = ${bind(value)}${cast}`;
+}
+
+/**
+ * Any of the columns contains the text, ignoring case, the text matched literally (`%` and `_`
+ * are not wildcards); no condition when no text was given.
+ */
+export function contains(
+  columns: readonly string[],
+  text: string | undefined,
+): Condition | undefined {
+  if (text === undefined) return undefined;
+  return (bind) => {
+    const pattern = bind(`%${escapeLike(text)}%`);
+    const any = columns.map((column) => `${column} ILIKE ${pattern}`);
+    return any.length === 1 ? any[0] : `(${any.join(' OR ')})`;
+  };
+}
+
+export interface NewestFirstSpec {
+  from: string;
+  /** The selected columns; `cursor_ts` (the keyset timestamp with microseconds) is added. */
+  columns: string;
+  /** The timestamp the list is sorted by (`created_at` unless said otherwise). */
+  sortColumn?: string;
+  organizationId: string;
+  conditions: ReadonlyArray<Condition | undefined>;
+  /** Inclusive lower bound on the sort column (ISO 8601). */
+  since?: string;
+  /** Exclusive upper bound on the sort column (ISO 8601). */
+  until?: string;
+  /** Keyset position `[timestamp text, id]` of the last row already seen. */
+  after?: readonly string[];
+  /** Rows to fetch (the caller asks for one more than it shows). */
+  take: number;
+}
+
+/**
+ * One page of an organisation's rows, newest first in `(<sort column>, id)` keyset order: the
+ * shape every `(organization_id, <filter>, <sort column> DESC, id DESC)` index serves without a
+ * sort. Every list of the API that pages newest first is built here, so the keyset comparison,
+ * the bounds and the cursor text cannot differ from one resource to the next.
+ */
+export function newestFirstQuery(spec: NewestFirstSpec): SqlQuery {
+  const sort = spec.sortColumn ?? 'created_at';
+  const params: unknown[] = [];
+  const bind = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = [`organization_id = ${bind(spec.organizationId)}::uuid`];
+  for (const condition of spec.conditions) if (condition !== undefined) where.push(condition(bind));
+  if (spec.since !== undefined) where.push(`${sort} >= ${bind(spec.since)}::timestamptz`);
+  if (spec.until !== undefined) where.push(`${sort} < ${bind(spec.until)}::timestamptz`);
+  if (spec.after !== undefined) {
+    where.push(
+      `(${sort}, id) < (${bind(spec.after[0])}::timestamptz, ${bind(spec.after[1])}::uuid)`,
+    );
+  }
+  const limit = bind(spec.take);
+  return {
+    text: `SELECT ${spec.columns}, ${CURSOR_TIMESTAMP_SQL(sort)} AS cursor_ts FROM ${spec.from}
+      WHERE ${where.join(' AND ')} ORDER BY ${sort} DESC, id DESC LIMIT ${limit}`,
+    params,
+  };
+}
