@@ -29,10 +29,29 @@ describe('odd input is a 4xx with the envelope, never a 500', () => {
   });
   afterAll(async () => t?.close());
 
-  const TIMED_LISTS = ['/v1/audit-events', '/v1/mcp/tool-calls', '/v1/mcp/confirmations'];
+  /** Every GET route of the API that takes `since`, read from its OpenAPI document. */
+  async function timedRoutes(): Promise<string[]> {
+    const doc: Json = await (await t.request('/v1/openapi.json')).json();
+    const paths: Array<[string, Json]> = Object.entries(doc.paths);
+    return paths
+      .filter(([, item]) =>
+        (item.get?.parameters ?? []).some((p: Json) => p.in === 'query' && p.name === 'since'),
+      )
+      .map(([path]) => path);
+  }
 
   it('since/until: anything but an RFC 3339 date-time on a real day is 422 naming the field', async () => {
-    for (const path of TIMED_LISTS) {
+    const routes = await timedRoutes();
+    // The lists filtered by time, and the per-minute series; a new one joins by itself.
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        '/v1/audit-events',
+        '/v1/mcp/tool-calls',
+        '/v1/mcp/confirmations',
+        '/v1/mcp/tool-calls/per-minute',
+      ]),
+    );
+    for (const path of routes) {
       for (const value of [
         '2026',
         '2026-W01',
