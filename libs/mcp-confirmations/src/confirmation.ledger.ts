@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryResult } from 'typeorm';
-import { McpConfirmationEntity, type ConfirmationStatus } from './mcp-confirmation.entity.js';
 import { unreachable } from '@app/common';
+import { confirmationsListQuery, type ConfirmationFilter } from './confirmation-list.query.js';
+import { CONFIRMATION_COLUMNS, toConfirmation, type ConfirmationRow } from './confirmation.row.js';
+import type { McpConfirmationEntity } from './mcp-confirmation.entity.js';
 
 /** A confirmation to record; it expires `ttlSeconds` after the database's `now()`. */
 export interface NewConfirmation {
@@ -49,29 +51,16 @@ export type LedgerInspection =
     }
   | { outcome: 'missing' };
 
-interface ConfirmationRow {
-  id: string;
-  lapsed?: boolean;
-  organization_id: string;
-  token_id: string;
-  user_id: string;
-  tool: string;
-  arguments_digest: string;
-  target_type: string;
-  target_id: string;
-  message: string;
-  status: ConfirmationStatus;
-  protocol_version: string;
-  client_name: string | null;
-  created_at: Date;
-  expires_at: Date;
-  decided_at: Date | null;
-  tool_call_id: string | null;
-  request_id: string;
+/** A row with whether it has lapsed by the database's clock. */
+interface SettleRow extends ConfirmationRow {
+  lapsed: boolean;
 }
 
-const COLUMNS = `id, organization_id, token_id, user_id, tool, arguments_digest, target_type, target_id,
-  message, status, protocol_version, client_name, created_at, expires_at, decided_at, tool_call_id, request_id`;
+/** A listed confirmation and its keyset position (`cursor_ts` with microseconds). */
+export interface ListedConfirmation {
+  confirmation: McpConfirmationEntity;
+  cursorTs: string;
+}
 
 /** The row must still be bound to what the caller presents ($2…$6). */
 const BOUND = `organization_id = $2 AND token_id = $3 AND user_id = $4 AND tool = $5 AND arguments_digest = $6`;
@@ -92,7 +81,7 @@ export class ConfirmationLedger {
       `INSERT INTO mcp_confirmations (organization_id, token_id, user_id, tool, arguments_digest, target_type,
               target_id, message, protocol_version, client_name, request_id, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + $12::int * interval '1 second')
-       RETURNING ${COLUMNS}`,
+       RETURNING ${CONFIRMATION_COLUMNS}`,
       [
         input.organizationId,
         input.tokenId,
@@ -165,11 +154,21 @@ export class ConfirmationLedger {
   async findById(organizationId: string, id: string): Promise<McpConfirmationEntity | null> {
     if (!UUID.test(id) || !UUID.test(organizationId)) return null;
     const result = await this.run(
-      `SELECT ${COLUMNS} FROM mcp_confirmations WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${CONFIRMATION_COLUMNS} FROM mcp_confirmations WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
     const row = result.records[0];
     return row === undefined ? null : toConfirmation(row);
+  }
+
+  /** One page of the organisation's confirmations, newest first (see {@link confirmationsListQuery}). */
+  async list(filter: ConfirmationFilter): Promise<ListedConfirmation[]> {
+    const q = confirmationsListQuery(filter);
+    const result = await this.run<ConfirmationRow & { cursor_ts: string }>(q.text, q.params);
+    return result.records.map((row) => ({
+      confirmation: toConfirmation(row),
+      cursorTs: row.cursor_ts,
+    }));
   }
 
   private async decide(
@@ -181,7 +180,7 @@ export class ConfirmationLedger {
     const result = await this.run(
       `UPDATE mcp_confirmations SET status = $7, decided_at = now()
         WHERE id = $1 AND status = 'pending' AND expires_at > now() AND ${BOUND}
-        RETURNING ${COLUMNS}`,
+        RETURNING ${CONFIRMATION_COLUMNS}`,
       [id, ...bindingParams(binding), to],
     );
     const won = result.records[0];
@@ -197,8 +196,8 @@ export class ConfirmationLedger {
 
   /** Reads the row and says where it stands; a lapsed pending row is marked `expired`. */
   private async settle(id: string, binding: ConfirmationBinding): Promise<LedgerInspection> {
-    const result = await this.run(
-      `SELECT ${COLUMNS}, expires_at <= now() AS lapsed FROM mcp_confirmations WHERE id = $1`,
+    const result = await this.run<SettleRow>(
+      `SELECT ${CONFIRMATION_COLUMNS}, expires_at <= now() AS lapsed FROM mcp_confirmations WHERE id = $1`,
       [id],
     );
     const row = result.records[0];
@@ -212,7 +211,7 @@ export class ConfirmationLedger {
       case 'expired':
         return { outcome: 'expired', confirmation };
       case 'pending': {
-        if (row.lapsed !== true) return { outcome: 'pending', confirmation };
+        if (!row.lapsed) return { outcome: 'pending', confirmation };
         if (await this.expire(id, binding)) confirmation.status = 'expired';
         return { outcome: 'expired', confirmation };
       }
@@ -221,19 +220,19 @@ export class ConfirmationLedger {
     }
   }
 
-  private async run(
+  private async run<Row = ConfirmationRow>(
     sql: string,
     params: unknown[],
     manager?: EntityManager,
-  ): Promise<QueryResult<ConfirmationRow>> {
+  ): Promise<QueryResult<Row>> {
     const shared = manager?.queryRunner;
     if (shared !== undefined) {
-      const result: QueryResult<ConfirmationRow> = await shared.query(sql, params, true);
+      const result: QueryResult<Row> = await shared.query(sql, params, true);
       return result;
     }
     const runner = this.ds.createQueryRunner();
     try {
-      const result: QueryResult<ConfirmationRow> = await runner.query(sql, params, true);
+      const result: QueryResult<Row> = await runner.query(sql, params, true);
       return result;
     } finally {
       await runner.release();
@@ -253,26 +252,4 @@ function isBoundTo(c: McpConfirmationEntity, b: ConfirmationBinding): boolean {
     c.tool === b.tool &&
     c.argumentsDigest === b.argumentsDigest
   );
-}
-
-function toConfirmation(row: ConfirmationRow): McpConfirmationEntity {
-  return Object.assign(new McpConfirmationEntity(), {
-    id: row.id,
-    organizationId: row.organization_id,
-    tokenId: row.token_id,
-    userId: row.user_id,
-    tool: row.tool,
-    argumentsDigest: row.arguments_digest,
-    targetType: row.target_type,
-    targetId: row.target_id,
-    message: row.message,
-    status: row.status,
-    protocolVersion: row.protocol_version,
-    clientName: row.client_name,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    decidedAt: row.decided_at,
-    toolCallId: row.tool_call_id,
-    requestId: row.request_id,
-  });
 }

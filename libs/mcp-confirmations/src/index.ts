@@ -14,8 +14,10 @@ export {
   type ConfirmationBinding,
   type LedgerInspection,
   type LedgerTransition,
+  type ListedConfirmation,
   type NewConfirmation,
 } from './confirmation.ledger.js';
+export { visibleStatus, type ConfirmationFilter } from './confirmation-list.query.js';
 export {
   MAX_REQUEST_STATE_LENGTH,
   RequestStateCodec,

@@ -3,10 +3,6 @@ export { ToolCallEntity } from './tool-call.entity.js';
 export { ToolCallHistory, type ToolCallRow } from './tool-call.history.js';
 export { toolCallsListQuery, type ToolCallFilter } from './tool-calls.repository.js';
 export {
-  confirmationsListQuery,
-  type ConfirmationFilter,
-} from './confirmation-history.repository.js';
-export {
   ListToolCallsQueryDto,
   TOOL_CALL_ERAS,
   ToolCallDto,

@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditTrailModule } from '@app/audit-trail';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
-import { ConfirmationHistoryRepository } from './confirmation-history.repository.js';
 import { McpHistoryController } from './mcp-history.controller.js';
 import { McpHistoryService } from './mcp-history.service.js';
 import { ToolCallEntity } from './tool-call.entity.js';
@@ -22,12 +21,7 @@ import { ToolCallsRepository } from './tool-calls.repository.js';
     McpConfirmationsModule,
   ],
   controllers: [McpHistoryController],
-  providers: [
-    ToolCallHistory,
-    ToolCallsRepository,
-    ConfirmationHistoryRepository,
-    McpHistoryService,
-  ],
+  providers: [ToolCallHistory, ToolCallsRepository, McpHistoryService],
   exports: [ToolCallHistory],
 })
 export class McpHistoryModule {}

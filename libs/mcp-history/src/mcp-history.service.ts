@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext } from '@app/identity';
-import { ConfirmationLedger, type ConfirmationStatus } from '@app/mcp-confirmations';
+import {
+  ConfirmationLedger,
+  visibleStatus,
+  type McpConfirmationEntity,
+} from '@app/mcp-confirmations';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -15,10 +19,6 @@ import type {
   ConfirmationDto,
   ListConfirmationsQueryDto,
 } from './confirmation-history.dto.js';
-import {
-  ConfirmationHistoryRepository,
-  type ConfirmationView,
-} from './confirmation-history.repository.js';
 import type {
   ToolCallDetailDto,
   ToolCallFacetsDto,
@@ -35,8 +35,6 @@ const DEFAULT_SERIES_MS = 60 * 60 * 1000;
 /** Facets (filter values and names) cover the last 30 days of calls. */
 const FACETS_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** A keyset cursor position as the repositories write it: `created_at` with microseconds, and a uuid. */
-
 /**
  * The organisation admins' view of MCP activity (`audit.read`): the call history and the
  * confirmation history, with filters and cursor pagination. Rows of another organisation are
@@ -46,7 +44,6 @@ const FACETS_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 export class McpHistoryService {
   constructor(
     private readonly toolCalls: ToolCallsRepository,
-    private readonly confirmations: ConfirmationHistoryRepository,
     private readonly ledger: ConfirmationLedger,
     private readonly context: RequestContext,
     private readonly auditTrail: AuditTrail,
@@ -147,7 +144,7 @@ export class McpHistoryService {
   async listConfirmations(query: ListConfirmationsQueryDto): Promise<Page<Plain<ConfirmationDto>>> {
     assertTimeRange(query);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.confirmations.list({
+    const rows = await this.ledger.list({
       organizationId: this.organizationId,
       status: query.status,
       tool: query.tool,
@@ -161,8 +158,8 @@ export class McpHistoryService {
     return toPage(
       rows,
       limit,
-      (r) => [r.cursor_ts, r.id],
-      (r) => toConfirmationDto(r, now),
+      (r) => [r.cursorTs, r.confirmation.id],
+      (r) => toConfirmationDto(r.confirmation, now),
     );
   }
 
@@ -206,11 +203,6 @@ function keysetPosition(cursor: string | undefined): string[] | undefined {
   return cursor === undefined ? undefined : decodeCursor(cursor);
 }
 
-/** What the admin sees: a pending confirmation past its expiry is expired (the ledger marks it lazily). */
-function visibleStatus(c: ConfirmationView, now: Date): ConfirmationStatus {
-  return c.status === 'pending' && c.expiresAt.getTime() <= now.getTime() ? 'expired' : c.status;
-}
-
 function toToolCallDto(r: StoredToolCall): Plain<ToolCallDto> {
   return {
     id: r.id,
@@ -231,7 +223,7 @@ function toToolCallDto(r: StoredToolCall): Plain<ToolCallDto> {
   };
 }
 
-function toConfirmationDto(c: ConfirmationView, now: Date): Plain<ConfirmationDto> {
+function toConfirmationDto(c: McpConfirmationEntity, now: Date): Plain<ConfirmationDto> {
   return {
     id: c.id,
     tool: c.tool,
