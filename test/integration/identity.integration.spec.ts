@@ -74,7 +74,11 @@ describe('identity and bearer authentication', () => {
       scopes: [],
     });
     expect((await t.request('/v1/me', { token: live.secret })).status).toBe(200);
-    await tokens.revoke(me.organization.id, live.token.id);
+    const revoked = await t.request(`/v1/tokens/${live.token.id}`, {
+      method: 'DELETE',
+      token: 'owner',
+    });
+    expect(revoked.status).toBe(200);
     expect((await t.request('/v1/me', { token: live.secret })).status).toBe(401);
   });
 

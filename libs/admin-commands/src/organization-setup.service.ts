@@ -5,6 +5,7 @@ import { isUniqueViolation } from '@app/database';
 import { DomainError } from '@app/errors';
 import {
   IdentityRepository,
+  MembershipsRepository,
   ROLE_PERMISSIONS,
   SCOPES,
   TokensService,
@@ -40,6 +41,7 @@ export class OrganizationSetup {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly identity: IdentityRepository,
+    private readonly memberships: MembershipsRepository,
     private readonly tokens: TokensService,
     private readonly signInLinks: SignInLinkService,
   ) {}
@@ -69,14 +71,7 @@ export class OrganizationSetup {
       const existing = await this.identity.findUserByEmail(input.ownerEmail, tx);
       const owner =
         existing ?? (await this.identity.createUser(input.ownerEmail, input.ownerName, tx));
-      await this.identity.addMembership(
-        org.id,
-        owner.id,
-        'owner',
-        ROLE_PERMISSIONS.owner,
-        'active',
-        tx,
-      );
+      await this.memberships.add(org.id, owner.id, 'owner', ROLE_PERMISSIONS.owner, 'active', tx);
       const issued = await this.tokens.issue(
         {
           organizationId: org.id,
@@ -118,7 +113,7 @@ export class OrganizationSetup {
     const result = await this.ds.transaction(async (tx) => {
       const org = await this.organization(input.organizationSlug);
       const existing = await this.identity.findUserByEmail(input.email, tx);
-      if (existing !== null && (await this.identity.findMembership(org.id, existing.id, tx))) {
+      if (existing !== null && (await this.memberships.find(org.id, existing.id, tx))) {
         throw new DomainError(
           'CONFLICT',
           `${existing.email} is already a member of "${org.slug}"; change their role with PATCH /v1/members`,
@@ -126,7 +121,7 @@ export class OrganizationSetup {
         );
       }
       const user = existing ?? (await this.identity.createUser(input.email, input.name, tx));
-      await this.identity.addMembership(
+      await this.memberships.add(
         org.id,
         user.id,
         input.role,
@@ -159,7 +154,7 @@ export class OrganizationSetup {
   }): Promise<CreatedToken> {
     const org = await this.organization(input.organizationSlug);
     const user = await this.identity.findUserByEmail(input.email);
-    const membership = user === null ? null : await this.identity.findMembership(org.id, user.id);
+    const membership = user === null ? null : await this.memberships.find(org.id, user.id);
     if (user === null || membership === null) {
       throw new DomainError('NOT_FOUND', `${input.email} is not a member of "${org.slug}"`);
     }

@@ -12,4 +12,4 @@ export {
   uniqueConstraintOf,
 } from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';
-export { escapeLike } from './sql-text.js';
+export { escapeLike, returnedRow } from './sql-text.js';

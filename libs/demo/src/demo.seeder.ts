@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   IdentityRepository,
+  MembershipsRepository,
   READ_SCOPES,
   ROLE_PERMISSIONS,
   SCOPES,
@@ -28,6 +29,7 @@ export interface DemoContentSeeder {
 export class DemoSeeder {
   constructor(
     private readonly identity: IdentityRepository,
+    private readonly memberships: MembershipsRepository,
     private readonly tokens: TokensService,
     private readonly platformContent: PlatformDemoContent,
   ) {}
@@ -49,18 +51,12 @@ export class DemoSeeder {
     const former = await this.identity.createUser('frank.former@acme.test', 'Frank Former');
     const globexOwner = await this.identity.createUser('gina.owner@globex.test', 'Gina Owner');
 
-    await this.identity.addMembership(acme.id, owner.id, 'owner', ROLE_PERMISSIONS.owner);
-    await this.identity.addMembership(acme.id, member.id, 'member', ROLE_PERMISSIONS.member);
-    await this.identity.addMembership(
-      acme.id,
-      inactive.id,
-      'member',
-      ROLE_PERMISSIONS.member,
-      'inactive',
-    );
+    await this.memberships.add(acme.id, owner.id, 'owner', ROLE_PERMISSIONS.owner);
+    await this.memberships.add(acme.id, member.id, 'member', ROLE_PERMISSIONS.member);
+    await this.memberships.add(acme.id, inactive.id, 'member', ROLE_PERMISSIONS.member, 'inactive');
     // Frank was a member when he created his token, then was removed from Acme.
-    await this.identity.addMembership(acme.id, former.id, 'member', ROLE_PERMISSIONS.member);
-    await this.identity.addMembership(globex.id, globexOwner.id, 'owner', ROLE_PERMISSIONS.owner);
+    await this.memberships.add(acme.id, former.id, 'member', ROLE_PERMISSIONS.member);
+    await this.memberships.add(globex.id, globexOwner.id, 'owner', ROLE_PERMISSIONS.owner);
 
     const pat = async (
       orgId: string,
@@ -89,7 +85,7 @@ export class DemoSeeder {
       former_member: await pat(acme.id, former.id, 'Former member'),
       globex_owner: await pat(globex.id, globexOwner.id, 'Globex owner (all scopes)'),
     };
-    await this.identity.removeMembership(acme.id, former.id);
+    await this.memberships.remove(acme.id, former.id);
 
     const acmeOrg = { organizationId: acme.id, ownerId: owner.id };
     const globexOrg = { organizationId: globex.id, ownerId: globexOwner.id };

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
-import { IDENTITY_ENTITIES } from './entities.js';
 import { IdentityRepository } from './identity.repository.js';
 import { MeController } from './me.controller.js';
+import { MembershipsRepository } from './memberships.repository.js';
 import { InternalDispatchRegistry } from './internal-dispatch.registry.js';
 import { RequestContext } from './request-context.js';
 import { TokensRepository } from './tokens.repository.js';
@@ -13,16 +12,14 @@ import { TokensService } from './tokens.service.js';
 
 /** People, organisations, memberships, tokens; bearer authentication; the request's caller. */
 @Module({
-  imports: [
-    PassportModule.register({ session: false }),
-    TypeOrmModule.forFeature(IDENTITY_ENTITIES),
-  ],
+  imports: [PassportModule.register({ session: false })],
   controllers: [MeController],
   providers: [
     BearerStrategy,
     BearerAuthGuard,
     IdentityRepository,
     InternalDispatchRegistry,
+    MembershipsRepository,
     RequestContext,
     TokensRepository,
     TokensService,
@@ -31,7 +28,9 @@ import { TokensService } from './tokens.service.js';
     BearerAuthGuard,
     IdentityRepository,
     InternalDispatchRegistry,
+    MembershipsRepository,
     RequestContext,
+    TokensRepository,
     TokensService,
   ],
 })

@@ -1,157 +1,92 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
-import type { MembershipStatus, Permission, Role, TokenKind } from '@app/access-vocabulary';
-import { ApiTokenEntity, MembershipEntity, OrganizationEntity, UserEntity } from './entities.js';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { returnedRow } from '@app/database';
+import type { Organization, User } from './identity.types.js';
 
-export interface MemberView {
-  membershipId: string;
-  userId: string;
-  email: string;
+interface OrganizationRow {
+  id: string;
+  slug: string;
   name: string;
-  role: Role;
-  status: MembershipStatus;
-  permissions: Permission[];
-  createdAt: Date;
-  updatedAt: Date;
+  created_at: Date;
 }
 
-/** Organisations, people and memberships. */
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  created_at: Date;
+}
+
+const ORGANIZATION_COLUMNS = 'id, slug, name, created_at';
+const USER_COLUMNS = 'id, email, name, created_at';
+
+/**
+ * All SQL about `organizations` and `users`. `tx`: run inside the caller's transaction (e.g. the
+ * admin command's organisation setup).
+ */
 @Injectable()
 export class IdentityRepository {
-  constructor(
-    @InjectRepository(OrganizationEntity) private readonly orgs: Repository<OrganizationEntity>,
-    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
-    @InjectRepository(MembershipEntity) private readonly memberships: Repository<MembershipEntity>,
-  ) {}
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** `tx`: inside the caller's transaction (e.g. the admin command's organisation setup). */
-  createOrganization(slug: string, name: string, tx?: EntityManager): Promise<OrganizationEntity> {
-    const orgs = tx?.getRepository(OrganizationEntity) ?? this.orgs;
-    return orgs.save(orgs.create({ slug, name }));
+  async createOrganization(slug: string, name: string, tx?: EntityManager): Promise<Organization> {
+    const rows = await (tx ?? this.ds).query<OrganizationRow[]>(
+      `INSERT INTO organizations (slug, name) VALUES ($1, $2) RETURNING ${ORGANIZATION_COLUMNS}`,
+      [slug, name],
+    );
+    return toOrganization(returnedRow(rows));
   }
 
-  findOrganizationBySlug(slug: string): Promise<OrganizationEntity | null> {
-    return this.orgs.findOne({ where: { slug } });
+  async findOrganizationBySlug(slug: string): Promise<Organization | null> {
+    const rows = await this.ds.query<OrganizationRow[]>(
+      `SELECT ${ORGANIZATION_COLUMNS} FROM organizations WHERE slug = $1`,
+      [slug],
+    );
+    return rows[0] === undefined ? null : toOrganization(rows[0]);
   }
 
-  findOrganization(id: string): Promise<OrganizationEntity | null> {
-    return this.orgs.findOne({ where: { id } });
+  async findOrganization(id: string): Promise<Organization | null> {
+    const rows = await this.ds.query<OrganizationRow[]>(
+      `SELECT ${ORGANIZATION_COLUMNS} FROM organizations WHERE id = $1`,
+      [id],
+    );
+    return rows[0] === undefined ? null : toOrganization(rows[0]);
   }
 
-  createUser(email: string, name: string, tx?: EntityManager): Promise<UserEntity> {
-    const users = tx?.getRepository(UserEntity) ?? this.users;
-    return users.save(users.create({ email, name }));
+  async createUser(email: string, name: string, tx?: EntityManager): Promise<User> {
+    const rows = await (tx ?? this.ds).query<UserRow[]>(
+      `INSERT INTO users (email, name) VALUES ($1, $2) RETURNING ${USER_COLUMNS}`,
+      [email, name],
+    );
+    return toUser(returnedRow(rows));
   }
 
   /** The person with this e-mail, ignoring case (e-mails are unique that way). */
-  findUserByEmail(email: string, tx?: EntityManager): Promise<UserEntity | null> {
-    const users = tx?.getRepository(UserEntity) ?? this.users;
-    return users
-      .createQueryBuilder('u')
-      .where('lower(u.email) = lower(:email)', { email })
-      .getOne();
-  }
-
-  findMembership(
-    organizationId: string,
-    userId: string,
-    tx?: EntityManager,
-  ): Promise<MembershipEntity | null> {
-    const memberships = tx?.getRepository(MembershipEntity) ?? this.memberships;
-    return memberships.findOne({ where: { organizationId, userId } });
-  }
-
-  addMembership(
-    organizationId: string,
-    userId: string,
-    role: Role,
-    permissions: readonly Permission[],
-    status: MembershipStatus = 'active',
-    tx?: EntityManager,
-  ): Promise<MembershipEntity> {
-    const memberships = tx?.getRepository(MembershipEntity) ?? this.memberships;
-    return memberships.save(
-      memberships.create({
-        organizationId,
-        userId,
-        role,
-        permissions: [...permissions],
-        status,
-      }),
+  async findUserByEmail(email: string, tx?: EntityManager): Promise<User | null> {
+    const rows = await (tx ?? this.ds).query<UserRow[]>(
+      `SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`,
+      [email],
     );
-  }
-
-  async removeMembership(organizationId: string, userId: string): Promise<void> {
-    await this.memberships.delete({ organizationId, userId });
-  }
-
-  async listMembers(organizationId: string): Promise<MemberView[]> {
-    const rows = await this.memberships
-      .createQueryBuilder('m')
-      .innerJoin(UserEntity, 'u', 'u.id = m.user_id')
-      .select([
-        'm.id AS "membershipId"',
-        'm.user_id AS "userId"',
-        'u.email AS email',
-        'u.name AS name',
-        'm.role AS role',
-        'm.status AS status',
-        'm.permissions AS permissions',
-        'm.created_at AS "createdAt"',
-        'm.updated_at AS "updatedAt"',
-      ])
-      .where('m.organization_id = :organizationId', { organizationId })
-      .orderBy('u.email', 'ASC')
-      .getRawMany<MemberView>();
-    return rows;
-  }
-
-  async findMember(organizationId: string, userId: string): Promise<MemberView | undefined> {
-    return (await this.listMembers(organizationId)).find((m) => m.userId === userId);
-  }
-
-  /** Updates a member's status and/or permissions inside the caller's transaction. */
-  async updateMembership(
-    manager: EntityManager,
-    organizationId: string,
-    userId: string,
-    change: { status?: MembershipStatus; permissions?: Permission[]; role?: Role },
-  ): Promise<boolean> {
-    const r = await manager.update(MembershipEntity, { organizationId, userId }, change);
-    return (r.affected ?? 0) === 1;
+    return rows[0] === undefined ? null : toUser(rows[0]);
   }
 
   /**
    * Names and e-mails of people by id, for views that store only ids (the MCP history). Callers
    * pass ids read from their own organisation's rows.
    */
-  async describePeople(
-    ids: readonly string[],
-  ): Promise<{ id: string; name: string; email: string }[]> {
-    if (ids.length === 0) return [];
-    return this.users
-      .createQueryBuilder('u')
-      .select(['u.id AS id', 'u.name AS name', 'u.email AS email'])
-      .where('u.id = ANY(CAST(:ids AS uuid[]))', { ids: [...ids] })
-      .orderBy('u.name', 'ASC')
-      .getRawMany<{ id: string; name: string; email: string }>();
+  describePeople(ids: readonly string[]): Promise<{ id: string; name: string; email: string }[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.ds.query(
+      `SELECT id, name, email FROM users WHERE id = ANY($1::uuid[]) ORDER BY name`,
+      [[...ids]],
+    );
   }
+}
 
-  /** Names and kinds of an organisation's tokens by id (never anything secret). */
-  async describeTokens(
-    organizationId: string,
-    ids: readonly string[],
-  ): Promise<{ id: string; name: string; kind: TokenKind }[]> {
-    if (ids.length === 0) return [];
-    return this.users.manager
-      .createQueryBuilder(ApiTokenEntity, 't')
-      .select(['t.id AS id', 't.name AS name', 't.kind AS kind'])
-      .where('t.organization_id = :organizationId AND t.id = ANY(CAST(:ids AS uuid[]))', {
-        organizationId,
-        ids: [...ids],
-      })
-      .orderBy('t.name', 'ASC')
-      .getRawMany<{ id: string; name: string; kind: TokenKind }>();
-  }
+function toOrganization(r: OrganizationRow): Organization {
+  return { id: r.id, slug: r.slug, name: r.name, createdAt: r.created_at };
+}
+
+function toUser(r: UserRow): User {
+  return { id: r.id, email: r.email, name: r.name, createdAt: r.created_at };
 }

@@ -1,9 +1,15 @@
 export * from '@app/access-vocabulary';
 export type { CallerContext, Channel, Principal } from './principal.js';
-export { ApiTokenEntity, MembershipEntity, OrganizationEntity, UserEntity } from './entities.js';
+export type { ApiToken, Membership, Organization, User } from './identity.types.js';
 export { BearerAuthGuard } from './bearer-auth.guard.js';
 export { IdentityModule } from './identity.module.js';
-export { IdentityRepository, type MemberView } from './identity.repository.js';
+export { IdentityRepository } from './identity.repository.js';
+export {
+  MembershipsRepository,
+  type MemberRow,
+  type MembershipValues,
+} from './memberships.repository.js';
+export { TokensRepository, type ListedToken, type NewToken } from './tokens.repository.js';
 export { ME_ENDPOINTS, MeResponse } from './me.controller.js';
 export {
   INTERNAL_DISPATCH_HEADER,

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, IsNull, Repository, type EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
-import { ApiTokenEntity } from './entities.js';
+import { returnedRow } from '@app/database';
+import { equals, newestFirstQuery } from '@app/rest-contract';
+import type { ApiToken } from './identity.types.js';
 
 export interface PrincipalRow {
   token_id: string;
@@ -25,13 +27,56 @@ export interface PrincipalRow {
   permissions: Permission[] | null;
 }
 
-/** All SQL about API tokens. The principal lookup is one indexed query (unique secret hash). */
+/** A token to store: its secret only as the hash. */
+export interface NewToken {
+  organizationId: string;
+  userId: string;
+  kind: TokenKind;
+  name: string;
+  clientName: string | null;
+  tokenPrefix: string;
+  secretHash: string;
+  scopes: readonly Scope[];
+  expiresAt: Date | null;
+  audience: string | null;
+}
+
+/** A listed token and its keyset position (`cursor_ts` with microseconds). */
+export interface ListedToken {
+  token: ApiToken;
+  cursorTs: string;
+}
+
+interface TokenRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  kind: TokenKind;
+  name: string;
+  client_name: string | null;
+  token_prefix: string;
+  scopes: Scope[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  oauth_grant_id: string | null;
+  oauth_client_id: string | null;
+  audience: string | null;
+  created_at: Date;
+}
+
+/** Every column but the secret hash, which no query hands out. */
+const COLUMNS = `id, organization_id, user_id, kind, name, client_name, token_prefix, scopes, expires_at,
+  revoked_at, last_used_at, oauth_grant_id, oauth_client_id, audience, created_at`;
+
+/**
+ * All SQL about API tokens (`api_tokens`) but the authorization server's own storage of OAuth
+ * access tokens. The principal lookup is one indexed query (unique secret hash). `tx`: run inside
+ * the caller's transaction (e.g. together with its audit event); locking reads need one.
+ */
 @Injectable()
 export class TokensRepository {
-  constructor(
-    @InjectDataSource() private readonly ds: DataSource,
-    @InjectRepository(ApiTokenEntity) private readonly tokens: Repository<ApiTokenEntity>,
-  ) {}
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   async findPrincipalBySecretHash(hash: string): Promise<PrincipalRow | undefined> {
     const rows = await this.ds.query<PrincipalRow[]>(
@@ -57,50 +102,111 @@ export class TokensRepository {
     );
   }
 
-  /** `tx`: insert inside the caller's transaction (e.g. together with its audit event). */
-  async insert(
-    values: Omit<
-      ApiTokenEntity,
-      | 'id'
-      | 'createdAt'
-      | 'lastUsedAt'
-      | 'revokedAt'
-      | 'oauthGrantId'
-      | 'oauthClientId'
-      | 'audience'
-    > &
-      Partial<Pick<ApiTokenEntity, 'audience'>>,
+  async insert(values: NewToken, tx?: EntityManager): Promise<ApiToken> {
+    const rows = await (tx ?? this.ds).query<TokenRow[]>(
+      `INSERT INTO api_tokens (organization_id, user_id, kind, name, client_name, token_prefix, secret_hash,
+              scopes, expires_at, audience)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10)
+       RETURNING ${COLUMNS}`,
+      [
+        values.organizationId,
+        values.userId,
+        values.kind,
+        values.name,
+        values.clientName,
+        values.tokenPrefix,
+        values.secretHash,
+        [...values.scopes],
+        values.expiresAt,
+        values.audience,
+      ],
+    );
+    return toApiToken(returnedRow(rows));
+  }
+
+  /** One page of the organisation's tokens, newest first. */
+  async list(
+    organizationId: string,
+    f: { userId?: string; after?: readonly string[]; take: number },
+  ): Promise<ListedToken[]> {
+    const q = newestFirstQuery({
+      from: 'api_tokens',
+      columns: COLUMNS,
+      organizationId,
+      conditions: [equals('user_id', f.userId, '::uuid')],
+      after: f.after,
+      take: f.take,
+    });
+    const rows = await this.ds.query<Array<TokenRow & { cursor_ts: string }>>(q.text, q.params);
+    return rows.map((row) => ({ token: toApiToken(row), cursorTs: row.cursor_ts }));
+  }
+
+  async findById(
+    organizationId: string,
+    id: string,
     tx?: EntityManager,
-  ): Promise<Omit<ApiTokenEntity, 'secretHash'>> {
-    const repo = tx === undefined ? this.tokens : tx.getRepository(ApiTokenEntity);
-    const saved = await repo.save(
-      repo.create({
-        audience: null,
-        ...values,
-        oauthGrantId: null,
-        oauthClientId: null,
-        lastUsedAt: null,
-        revokedAt: null,
-      }),
+  ): Promise<ApiToken | undefined> {
+    const rows = await (tx ?? this.ds).query<TokenRow[]>(
+      `SELECT ${COLUMNS} FROM api_tokens WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
     );
-    const { secretHash: _omit, ...rest } = saved;
-    return rest;
+    return rows[0] === undefined ? undefined : toApiToken(rows[0]);
   }
 
-  listForOrganization(organizationId: string): Promise<ApiTokenEntity[]> {
-    return this.tokens.find({ where: { organizationId }, order: { createdAt: 'DESC', id: 'ASC' } });
-  }
-
-  findInOrganization(organizationId: string, id: string): Promise<ApiTokenEntity | null> {
-    return this.tokens.findOne({ where: { organizationId, id } });
-  }
-
-  /** Conditional: only a live token is revoked; returns whether this call revoked it. */
-  async revoke(organizationId: string, id: string): Promise<boolean> {
-    const r = await this.tokens.update(
-      { organizationId, id, revokedAt: IsNull() },
-      { revokedAt: () => 'now()' },
+  /** The token, its row locked until `tx` ends. */
+  async lock(tx: EntityManager, organizationId: string, id: string): Promise<ApiToken | undefined> {
+    const rows = await tx.query<TokenRow[]>(
+      `SELECT ${COLUMNS} FROM api_tokens WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      [organizationId, id],
     );
-    return (r.affected ?? 0) === 1;
+    return rows[0] === undefined ? undefined : toApiToken(rows[0]);
   }
+
+  /** Conditional: only a live token is revoked; the row when this call revoked it. */
+  async revoke(
+    tx: EntityManager,
+    organizationId: string,
+    id: string,
+  ): Promise<ApiToken | undefined> {
+    const [rows] = await tx.query<[TokenRow[], number]>(
+      `UPDATE api_tokens SET revoked_at = now()
+        WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL
+       RETURNING ${COLUMNS}`,
+      [organizationId, id],
+    );
+    return rows[0] === undefined ? undefined : toApiToken(rows[0]);
+  }
+
+  /** Names and kinds of an organisation's tokens by id (never anything secret). */
+  describe(
+    organizationId: string,
+    ids: readonly string[],
+  ): Promise<{ id: string; name: string; kind: TokenKind }[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.ds.query(
+      `SELECT id, name, kind FROM api_tokens
+        WHERE organization_id = $1 AND id = ANY($2::uuid[]) ORDER BY name`,
+      [organizationId, [...ids]],
+    );
+  }
+}
+
+function toApiToken(r: TokenRow): ApiToken {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    userId: r.user_id,
+    kind: r.kind,
+    name: r.name,
+    clientName: r.client_name,
+    tokenPrefix: r.token_prefix,
+    scopes: r.scopes,
+    expiresAt: r.expires_at,
+    revokedAt: r.revoked_at,
+    lastUsedAt: r.last_used_at,
+    oauthGrantId: r.oauth_grant_id,
+    oauthClientId: r.oauth_client_id,
+    audience: r.audience,
+    createdAt: r.created_at,
+  };
 }

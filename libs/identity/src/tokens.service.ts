@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
 import { OAUTH_GRANTABLE_SCOPES, type Scope, type TokenKind } from '@app/access-vocabulary';
-import type { ApiTokenEntity } from './entities.js';
+import type { ApiToken } from './identity.types.js';
 import type { Principal } from './principal.js';
 import {
   displayPrefix,
@@ -25,8 +25,8 @@ export interface IssueTokenInput {
 }
 
 export interface IssuedToken {
-  /** The stored token; its secret hash is never handed out. */
-  token: Omit<ApiTokenEntity, 'secretHash'>;
+  /** The stored token (its secret hash is never handed out). */
+  token: ApiToken;
   /** The secret, returned exactly once. */
   secret: string;
 }
@@ -111,17 +111,6 @@ export class TokensService {
               permissions: row.permissions ?? [],
             },
     };
-  }
-
-  list(organizationId: string): Promise<ApiTokenEntity[]> {
-    return this.repo.listForOrganization(organizationId);
-  }
-
-  async revoke(organizationId: string, id: string): Promise<ApiTokenEntity> {
-    await this.repo.revoke(organizationId, id);
-    const token = await this.repo.findInOrganization(organizationId, id);
-    if (token === null) throw DomainError.notFound('Token');
-    return token;
   }
 }
 

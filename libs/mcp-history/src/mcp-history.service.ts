@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
-import { IdentityRepository, RequestContext } from '@app/identity';
+import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
 import {
   ConfirmationLedger,
   visibleStatus,
@@ -48,6 +48,7 @@ export class McpHistoryService {
     private readonly context: RequestContext,
     private readonly auditTrail: AuditTrail,
     private readonly identity: IdentityRepository,
+    private readonly tokens: TokensRepository,
   ) {}
 
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
@@ -129,7 +130,7 @@ export class McpHistoryService {
     const facets = await this.toolCalls.facets(organizationId, since);
     const [people, tokens] = await Promise.all([
       this.identity.describePeople(facets.user_ids),
-      this.identity.describeTokens(organizationId, facets.token_ids),
+      this.tokens.describe(organizationId, facets.token_ids),
     ]);
     return {
       outcomes: [...TOOL_CALL_OUTCOMES],

@@ -3,7 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AuditTrail, changesBetween, hasChanges } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
-import { PERMISSIONS, RequestContext, ROLE_PERMISSIONS, type Permission } from '@app/identity';
+import {
+  MembershipsRepository,
+  PERMISSIONS,
+  RequestContext,
+  ROLE_PERMISSIONS,
+  type MemberRow,
+  type MembershipValues,
+  type Permission,
+} from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -12,7 +20,6 @@ import {
   type Plain,
 } from '@app/rest-contract';
 import type { ListMembersQueryDto, MemberDto, UpdateMemberDto } from './member.dto.js';
-import { MembersRepository, type MemberRow, type MembershipValues } from './members.repository.js';
 
 /**
  * Members of the caller's organisation: list, and change a membership's status, role or
@@ -23,7 +30,7 @@ import { MembersRepository, type MemberRow, type MembershipValues } from './memb
 export class MembersService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly members: MembersRepository,
+    private readonly members: MembershipsRepository,
     private readonly audit: AuditTrail,
     private readonly context: RequestContext,
   ) {}
@@ -48,7 +55,7 @@ export class MembersService {
     const organizationId = this.context.principal.organizationId;
     return this.ds.transaction(async (tx) => {
       const admins = await this.members.lockActiveAdmins(tx, organizationId);
-      const before = await this.members.lock(tx, organizationId, userId);
+      const before = await this.members.lockMember(tx, organizationId, userId);
       if (before === undefined) throw DomainError.notFound('Member');
       const wanted = desired(before, input);
       const current = { ...before, permissions: canonical(before.permissions) };
@@ -75,7 +82,7 @@ export class MembersService {
         resourceLabel: before.email,
         changes,
       });
-      const after = await this.members.lock(tx, organizationId, userId);
+      const after = await this.members.lockMember(tx, organizationId, userId);
       return toMemberDto(after!);
     });
   }

@@ -3,9 +3,7 @@ import { AccessModule } from '@app/access';
 import { AuditTrailModule } from '@app/audit-trail';
 import { IdentityModule } from '@app/identity';
 import { MembersController } from './members.controller.js';
-import { MembersRepository } from './members.repository.js';
 import { MembersService } from './members.service.js';
-import { OrganizationTokensRepository } from './organization-tokens.repository.js';
 import { OrganizationTokensService } from './organization-tokens.service.js';
 import { TokensController } from './tokens.controller.js';
 
@@ -17,11 +15,6 @@ import { TokensController } from './tokens.controller.js';
 @Module({
   imports: [IdentityModule, AccessModule, AuditTrailModule],
   controllers: [MembersController, TokensController],
-  providers: [
-    MembersRepository,
-    MembersService,
-    OrganizationTokensRepository,
-    OrganizationTokensService,
-  ],
+  providers: [MembersService, OrganizationTokensService],
 })
 export class OrgAdminModule {}

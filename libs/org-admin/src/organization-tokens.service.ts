@@ -3,7 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AuditTrail, creationChanges } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
-import { RequestContext, scopeParts, scopesReach, TokensService } from '@app/identity';
+import {
+  RequestContext,
+  scopeParts,
+  scopesReach,
+  TokensRepository,
+  TokensService,
+  type ApiToken,
+} from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -18,7 +25,6 @@ import type {
   TokenDto,
   TokenStatus,
 } from './token.dto.js';
-import { OrganizationTokensRepository, type TokenRow } from './organization-tokens.repository.js';
 
 /**
  * API tokens of the caller's organisation (the routes need `org:admin` and the `admin` permission).
@@ -29,7 +35,7 @@ import { OrganizationTokensRepository, type TokenRow } from './organization-toke
 export class OrganizationTokensService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly tokens: OrganizationTokensRepository,
+    private readonly tokens: TokensRepository,
     private readonly issuer: TokensService,
     private readonly audit: AuditTrail,
     private readonly context: RequestContext,
@@ -43,7 +49,12 @@ export class OrganizationTokensService {
       after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       take: limit + 1,
     });
-    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toTokenDto);
+    return toPage(
+      rows,
+      limit,
+      (r) => [r.cursorTs, r.token.id],
+      (r) => toTokenDto(r.token),
+    );
   }
 
   async create(input: CreateTokenDto): Promise<Plain<CreatedTokenDto>> {
@@ -78,15 +89,15 @@ export class OrganizationTokensService {
         },
         tx,
       );
-      const row = await this.tokens.findById(tx, p.organizationId, issued.token.id);
+      const created = toTokenDto(issued.token);
       await this.audit.record(tx, {
         action: 'token.created',
         resourceType: 'token',
         resourceId: issued.token.id,
         resourceLabel: issued.token.name,
-        changes: creationChanges(row!, ['name', 'kind', 'user_id', 'scopes', 'expires_at']),
+        changes: creationChanges(created, ['name', 'kind', 'user_id', 'scopes', 'expires_at']),
       });
-      return { ...toTokenDto(row!), secret: issued.secret };
+      return { ...created, secret: issued.secret };
     });
   }
 
@@ -96,7 +107,7 @@ export class OrganizationTokensService {
     return this.ds.transaction(async (tx) => {
       const before = await this.tokens.lock(tx, organizationId, id);
       if (before === undefined) throw DomainError.notFound('Token');
-      if (before.revoked_at !== null) return toTokenDto(before);
+      if (before.revokedAt !== null) return toTokenDto(before);
       const after = await this.tokens.revoke(tx, organizationId, id);
       if (after === undefined) throw DomainError.notFound('Token');
       await this.audit.record(tx, {
@@ -104,16 +115,16 @@ export class OrganizationTokensService {
         resourceType: 'token',
         resourceId: id,
         resourceLabel: after.name,
-        changes: { revoked_at: { before: null, after: after.revoked_at?.toISOString() ?? null } },
+        changes: { revoked_at: { before: null, after: after.revokedAt?.toISOString() ?? null } },
       });
       return toTokenDto(after);
     });
   }
 }
 
-function statusOf(r: TokenRow): TokenStatus {
-  if (r.revoked_at !== null) return 'revoked';
-  if (r.expires_at !== null && r.expires_at.getTime() <= Date.now()) return 'expired';
+function statusOf(t: ApiToken): TokenStatus {
+  if (t.revokedAt !== null) return 'revoked';
+  if (t.expiresAt !== null && t.expiresAt.getTime() <= Date.now()) return 'expired';
   return 'active';
 }
 
@@ -121,19 +132,19 @@ function iso(d: Date | null): string | null {
   return d === null ? null : d.toISOString();
 }
 
-function toTokenDto(r: TokenRow): Plain<TokenDto> {
+function toTokenDto(t: ApiToken): Plain<TokenDto> {
   return {
-    id: r.id,
-    kind: r.kind,
-    name: r.name,
-    client_name: r.client_name,
-    user_id: r.user_id,
-    token_prefix: r.token_prefix,
-    scopes: [...r.scopes].sort(),
-    status: statusOf(r),
-    expires_at: iso(r.expires_at),
-    revoked_at: iso(r.revoked_at),
-    last_used_at: iso(r.last_used_at),
-    created_at: r.created_at.toISOString(),
+    id: t.id,
+    kind: t.kind,
+    name: t.name,
+    client_name: t.clientName,
+    user_id: t.userId,
+    token_prefix: t.tokenPrefix,
+    scopes: [...t.scopes].sort(),
+    status: statusOf(t),
+    expires_at: iso(t.expiresAt),
+    revoked_at: iso(t.revokedAt),
+    last_used_at: iso(t.lastUsedAt),
+    created_at: t.createdAt.toISOString(),
   };
 }
