@@ -1037,12 +1037,13 @@ describe('docker-compose', () => {
     expect(Object.keys(compose.volumes ?? {})).toContain(named[0]);
   });
 
-  it('migrates once, after postgres is healthy, then starts the server', () => {
+  it('migrates once, after postgres is healthy, then starts the server (with Redis for the rate limits)', () => {
     const { migrate, server } = services;
     expect(migrate?.command).toEqual(MIGRATE_COMMAND);
     expect(dependsOn(migrate ?? {})).toEqual({ postgres: 'service_healthy' });
     expect(dependsOn(server ?? {})).toEqual({
       postgres: 'service_healthy',
+      redis: 'service_healthy',
       migrate: 'service_completed_successfully',
     });
     expect(migrate?.image).toBe(server?.image);

@@ -37,6 +37,21 @@ function testConfig(db: TestDatabase, overrides: Partial<AppConfig>): AppConfig 
   );
 }
 
+function requester(baseUrl: string, tokens: DemoTokenSecrets): TestServer['request'] {
+  return (path, init = {}) => {
+    const { token, json, headers, ...rest } = init;
+    const h = new Headers(headers);
+    if (token !== undefined)
+      h.set('authorization', `Bearer ${(tokens as Record<string, string>)[token] ?? token}`);
+    if (json !== undefined) h.set('content-type', 'application/json');
+    return fetch(`${baseUrl}${path}`, {
+      ...rest,
+      headers: h,
+      body: json === undefined ? rest.body : JSON.stringify(json),
+    });
+  };
+}
+
 /**
  * The production server (same bootstrap, same Fastify pipeline) on a free loopback port, over a
  * database of this test file's own (real Postgres when DATABASE_URL is set, else embedded), with
@@ -71,18 +86,7 @@ export async function startTestServer(
     tokens,
     db,
     server,
-    request: (path, init = {}) => {
-      const { token, json, headers, ...rest } = init;
-      const h = new Headers(headers);
-      if (token !== undefined)
-        h.set('authorization', `Bearer ${(tokens as Record<string, string>)[token] ?? token}`);
-      if (json !== undefined) h.set('content-type', 'application/json');
-      return fetch(`${server.url}${path}`, {
-        ...rest,
-        headers: h,
-        body: json === undefined ? rest.body : JSON.stringify(json),
-      });
-    },
+    request: requester(server.url, tokens),
     close: async () => {
       try {
         await server.close();
@@ -90,5 +94,32 @@ export async function startTestServer(
         await db.dispose();
       }
     },
+  };
+}
+
+/**
+ * Another replica of `primary`: the same database, keys and public URL, its own process state
+ * (caches, in-memory budgets). `close()` stops this replica only; the database stays `primary`'s.
+ */
+export async function startTestReplica(
+  primary: TestServer,
+  overrides: Partial<AppConfig> = {},
+): Promise<TestServer> {
+  const server = await startServer(
+    testConfig(primary.db, {
+      confirmationKeys: [...primary.server.config.confirmationKeys],
+      publicBaseUrl: primary.url,
+      ...overrides,
+    }),
+    { seedDemo: 'never', writeDemoTokens: false },
+  );
+  const tokens = primary.tokens;
+  return {
+    url: server.url,
+    tokens,
+    db: primary.db,
+    server,
+    request: requester(server.url, tokens),
+    close: () => server.close(),
   };
 }

@@ -107,6 +107,21 @@ export class AppConfig {
   @Max(60_000)
   mailTimeoutMs = 5_000;
 
+  /**
+   * Redis for the rate-limit budgets (`redis://` or `rediss://`), shared by every replica. Absent:
+   * Postgres with DATABASE_URL, process memory on the embedded default.
+   */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  redisUrl?: string;
+
+  /** Prefix of every key this service writes in Redis (several deployments may share one Redis). */
+  @IsString()
+  @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, {
+    message: 'must be 1–64 characters of letters, digits, ":", "_", "." or "-"',
+  })
+  redisKeyPrefix = 'platform-mcp';
+
   @IsInt()
   @Min(1)
   rateLimitPerTokenPerMinute = 600;

@@ -27,6 +27,16 @@ describe('loadConfig', () => {
     expect(c.mcpUrl).toBe('https://mcp.example.com/mcp');
   });
 
+  it('validates the Redis settings', () => {
+    expect(loadConfig({ REDIS_URL: 'rediss://:pw@cache.internal:6380/1' }).redisUrl).toBe(
+      'rediss://:pw@cache.internal:6380/1',
+    );
+    expect(loadConfig({}).redisKeyPrefix).toBe('platform-mcp');
+    expect(() => loadConfig({ REDIS_URL: 'http://cache', REDIS_KEY_PREFIX: 'has space' })).toThrow(
+      /REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL[\s\S]*REDIS_KEY_PREFIX: must be/,
+    );
+  });
+
   it('lists every bad key at once', () => {
     let error: unknown;
     try {

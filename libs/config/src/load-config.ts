@@ -21,6 +21,8 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['PORTAL_INVITATION_URL', 'portalInvitationUrl', 'string'],
   ['MAIL_FROM', 'mailFrom', 'string'],
   ['MAIL_TIMEOUT_MS', 'mailTimeoutMs', 'int'],
+  ['REDIS_URL', 'redisUrl', 'string'],
+  ['REDIS_KEY_PREFIX', 'redisKeyPrefix', 'string'],
   ['RATE_LIMIT_PER_TOKEN_PER_MINUTE', 'rateLimitPerTokenPerMinute', 'int'],
   ['RATE_LIMIT_PER_IP_PER_MINUTE', 'rateLimitPerIpPerMinute', 'int'],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],

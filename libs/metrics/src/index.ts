@@ -6,6 +6,7 @@ export {
   LATENCY_BUCKETS_SECONDS,
   MCP_ERAS,
   MCP_REQUEST_OUTCOMES,
+  RATE_LIMIT_BUDGETS,
   METRICS,
   TOOL_CALL_STATUS_SET,
   TOOL_CALL_STATUSES,
@@ -18,6 +19,7 @@ export {
   type MetricDefinition,
   type MetricKey,
   type MetricType,
+  type RateLimitBudget,
   type ToolCallStatus,
   type TransportRejectionReason,
 } from './metrics.catalogue.js';

@@ -141,6 +141,10 @@ export type TransportRejectionReason = (typeof TRANSPORT_REJECTION_REASONS)[numb
 export const DB_POOL_STATES = ['total', 'idle', 'waiting'] as const;
 export type DbPoolState = (typeof DB_POOL_STATES)[number];
 
+/** The two rate-limit budgets: per client IP before authentication, per token after it. */
+export const RATE_LIMIT_BUDGETS = ['ip', 'token'] as const;
+export type RateLimitBudget = (typeof RATE_LIMIT_BUDGETS)[number];
+
 export const METRICS = {
   mcpRequests: {
     name: 'mcp_requests_total',
@@ -197,6 +201,19 @@ export const METRICS = {
     help: 'REST API response time, by route ("METHOD /pattern", or "unmatched").',
     labelNames: ['route'],
     buckets: LATENCY_BUCKETS_SECONDS,
+  },
+  rateLimitStoreFallbacks: {
+    name: 'rate_limit_store_fallback_total',
+    type: 'counter',
+    help: 'Rate-limit decisions taken by this replica alone (in memory) because the shared store (Redis or Postgres) did not answer, by budget.',
+    labelNames: ['budget'],
+    labelValues: { budget: RATE_LIMIT_BUDGETS },
+  },
+  rateLimitStoreUp: {
+    name: 'rate_limit_store_up',
+    type: 'gauge',
+    help: '1 while the shared rate-limit store answers (or the budgets live in this process), 0 while each replica keeps them in its own memory.',
+    labelNames: [],
   },
   dbPoolConnections: {
     name: 'db_pool_connections',

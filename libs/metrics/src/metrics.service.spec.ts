@@ -49,6 +49,8 @@ function recordOneOfEach(service: MetricsService): void {
   service.recordTransportRejection('rate_limited');
   service.recordHttpRequest('GET /v1/accounts/:id', 404, 0.004);
   service.setPoolStatsSource(() => ({ total: 10, idle: 7, waiting: 2 }));
+  service.recordRateLimitFallback('token');
+  service.setRateLimitStoreUp(false);
 }
 
 const ALL_DEFINITIONS: readonly MetricDefinition[] = Object.values(METRICS);

@@ -6,6 +6,7 @@ import {
   type McpEra,
   type McpRequestOutcome,
   type MetricDefinition,
+  type RateLimitBudget,
   type ToolCallStatus,
   type TransportRejectionReason,
 } from './metrics.catalogue.js';
@@ -44,6 +45,12 @@ export class MetricsService {
   private readonly mcpTransportRejections = this.counter(METRICS.mcpTransportRejections);
   private readonly httpRequests = this.counter(METRICS.httpRequests);
   private readonly httpRequestDuration = this.histogram(METRICS.httpRequestDuration);
+  private readonly rateLimitStoreFallbacks = this.counter(METRICS.rateLimitStoreFallbacks);
+  private readonly rateLimitStoreUp = new Gauge({
+    name: METRICS.rateLimitStoreUp.name,
+    help: METRICS.rateLimitStoreUp.help,
+    registers: [this.registry],
+  });
   private readonly dbPoolConnections = new Gauge<LabelsOf<typeof METRICS.dbPoolConnections>>({
     name: METRICS.dbPoolConnections.name,
     help: METRICS.dbPoolConnections.help,
@@ -82,6 +89,16 @@ export class MetricsService {
       Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'unknown';
     this.httpRequests.inc({ route, status: statusLabel });
     observe(this.httpRequestDuration, { route }, seconds);
+  }
+
+  /** One rate-limit decision this replica took alone because the shared store did not answer. */
+  recordRateLimitFallback(budget: RateLimitBudget): void {
+    this.rateLimitStoreFallbacks.inc({ budget });
+  }
+
+  /** Whether the shared rate-limit store currently answers. */
+  setRateLimitStoreUp(up: boolean): void {
+    this.rateLimitStoreUp.set(up ? 1 : 0);
   }
 
   /**
