@@ -3,7 +3,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { capturingFetch, type Json } from '../support/mcp-peers.js';
+import { capturingFetch, textJsonOf, type Json } from '../support/mcp-peers.js';
 
 /**
  * What a new user does: the README's TypeScript snippet, as written, against the real server; and
@@ -77,7 +77,7 @@ describe('the README client and the catalogue, through the real SDK clients', ()
     const { client, asked } = await readmeClient(false);
     const result: Json = await client.callTool({ name: 'delete_portal_user', arguments: { id } });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent.error.code).toBe('USER_DECLINED');
+    expect(textJsonOf(result).error.code).toBe('USER_DECLINED');
     expect(asked).toHaveLength(1);
     expect((await t.request(`/v1/portal-users/${id}`, { token: 'owner' })).status).toBe(200);
     await client.close();

@@ -76,8 +76,8 @@ function expectToolError(res: WireResponse, code: string): Json {
   const result: Json = res.body.result;
   expect(result.resultType).toBe('complete');
   expect(result.isError).toBe(true);
-  expect(result.structuredContent).toMatchObject({ error: { code } });
-  expect(textJsonOf(result)).toEqual(result.structuredContent);
+  expect(result).not.toHaveProperty('structuredContent');
+  expect(textJsonOf(result)).toMatchObject({ error: { code } });
   return result;
 }
 
@@ -210,7 +210,6 @@ describe('v2 client pinned to 2026-07-28, answering the confirmation form', () =
       try {
         const result: Json = await peer.callTool('delete_portal_user', { id: user.id });
         expect(result.isError).toBe(true);
-        expect(result.structuredContent).toMatchObject({ error: { code: 'USER_DECLINED' } });
         expect(toolErrorCode(result)).toBe('USER_DECLINED');
         expect(peer.asked).toHaveLength(1);
 
@@ -568,7 +567,6 @@ describe('clients that cannot confirm → isError confirmation_required; nothing
       const result: Json = await peer.callTool('delete_portal_user', { id: user.id });
       expect(result.isError).toBe(true);
       expect(toolErrorCode(result)).toBe('confirmation_required');
-      expect(result.structuredContent).toMatchObject({ error: { code: 'confirmation_required' } });
       expect(peer.asked).toEqual([]);
       const calls = peer.exchanges.filter((e) => e.requestBody?.method === 'tools/call');
       expect(calls).toHaveLength(1);
@@ -621,7 +619,7 @@ describe('clients that cannot confirm → isError confirmation_required; nothing
       });
       expect(res.status).toBe(200);
       expect(res.body.result.isError).toBe(true);
-      expect(res.body.result.structuredContent).toMatchObject({
+      expect(textJsonOf(res.body.result)).toMatchObject({
         error: { code: 'confirmation_required' },
       });
     }
@@ -754,7 +752,7 @@ describe('nothing is asked about a record the caller cannot see', () => {
     const rowsBefore = await ledgerCount(sql);
     const res = await modernToolCall(t.url, owner, 'delete_portal_user', { id: 'not-a-uuid' });
     const result = expectToolError(res, 'VALIDATION_ERROR');
-    expect(result.structuredContent.error.details).toEqual(
+    expect(textJsonOf(result).error.details).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'id' })]),
     );
     expect(await ledgerCount(sql)).toBe(rowsBefore);

@@ -14,7 +14,7 @@ import {
   type SqlClient,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import type { Json } from '../support/mcp-peers.js';
+import { textJsonOf, type Json } from '../support/mcp-peers.js';
 
 /**
  * An accepted confirmation is consumed atomically, exactly once, across all replicas.
@@ -61,7 +61,7 @@ function outcomeOf(res: WireResponse): Outcome {
   const result: Json = res.body.result;
   if (result.resultType !== 'complete') return `resultType:${result.resultType}`;
   if (result.isError !== true) return 'ok';
-  return result.structuredContent.error.code;
+  return textJsonOf(result).error.code;
 }
 
 function tally(outcomes: Outcome[]): Record<string, number> {

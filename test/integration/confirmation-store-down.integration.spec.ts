@@ -18,7 +18,7 @@ import {
   type SqlClient,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import type { Json } from '../support/mcp-peers.js';
+import { textJsonOf, type Json } from '../support/mcp-peers.js';
 
 /**
  * When the confirmation store cannot be written, asking or consuming a confirmation
@@ -41,7 +41,8 @@ function expectToolError(res: WireResponse, code: string): Json {
   const result: Json = res.body.result;
   expect(result.resultType).toBe('complete');
   expect(result.isError).toBe(true);
-  expect(result.structuredContent).toMatchObject({ error: { code } });
+  expect(result).not.toHaveProperty('structuredContent');
+  expect(textJsonOf(result)).toMatchObject({ error: { code } });
   return result;
 }
 

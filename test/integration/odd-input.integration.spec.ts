@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '@app/rest-contract';
+import { textJsonOf } from '../support/mcp-peers.js';
 import { legacyToolCall } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, snapshot, type Json } from './platform-api.fixtures.js';
@@ -92,7 +93,8 @@ describe('odd input is a 4xx with the envelope, never a 500', () => {
     );
     expect(r.status).toBe(200);
     expect(r.body.result.isError).toBe(true);
-    expect(r.body.result.structuredContent.error).toMatchObject({
+    expect(r.body.result).not.toHaveProperty('structuredContent');
+    expect(textJsonOf(r.body.result).error).toMatchObject({
       code: 'VALIDATION_ERROR',
       details: [expect.objectContaining({ field: 'since' })],
     });

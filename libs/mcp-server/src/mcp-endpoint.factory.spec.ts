@@ -1,13 +1,13 @@
 // oxlint-disable typescript/no-unsafe-type-assertion, typescript/no-unsafe-class-instance-assignment -- test doubles stand in for the Nest providers the factory receives
 import { describe, expect, it, vi } from 'vitest';
 import type { McpHandlerOutcome } from '@app/mcp-transport';
-import type {
-  CompletionsHandler,
-  McpCallExtra,
-  PromptsHandler,
-  ResourcesHandler,
+import {
   ToolCatalog,
-  ToolExecutor,
+  type CompletionsHandler,
+  type McpCallExtra,
+  type PromptsHandler,
+  type ResourcesHandler,
+  type ToolExecutor,
 } from '@app/mcp-tools';
 import { MetricsService } from '@app/metrics';
 import { createMcpEndpoint } from './mcp-endpoint.factory.js';
@@ -19,13 +19,16 @@ const META = {
 };
 const extra = { principal: {}, requestId: 'req-9' } as unknown as McpCallExtra;
 
-function setup(call: () => Promise<McpHandlerOutcome>) {
+function setup(
+  call: () => Promise<McpHandlerOutcome>,
+  catalog = { list: () => [{ name: 'get_current_context' }] } as unknown as ToolCatalog,
+) {
   const service = new MetricsService();
   const metrics = { recordMcpRequest: vi.spyOn(service, 'recordMcpRequest') };
   const requestMetrics = new McpRequestMetrics(service);
   const logger = { error: vi.fn<(details: object, message: string) => void>() };
   const endpoint = createMcpEndpoint({
-    catalog: { list: () => [{ name: 'get_current_context' }] } as unknown as ToolCatalog,
+    catalog,
     executor: { call: vi.fn<() => Promise<McpHandlerOutcome>>(call) } as unknown as ToolExecutor,
     resources: {} as ResourcesHandler,
     prompts: {} as PromptsHandler,
@@ -48,7 +51,16 @@ function setup(call: () => Promise<McpHandlerOutcome>) {
       },
       extra,
     );
-  return { endpoint, metrics, logger, modern };
+  const legacy = (id: number, method: string, version: string) =>
+    endpoint.handle(
+      {
+        headers: { 'mcp-protocol-version': version },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: {} }),
+        requestId: 'req-9',
+      },
+      extra,
+    );
+  return { endpoint, metrics, logger, modern, legacy };
 }
 
 describe('createMcpEndpoint', () => {
@@ -116,5 +128,29 @@ describe('createMcpEndpoint', () => {
       'internal_error',
       expect.any(Number),
     );
+  });
+});
+
+describe('tools/list on the wire, every revision', () => {
+  // docs/adr/0005: success-only output schemas, each result shape declared once.
+  const { modern, legacy } = setup(
+    async () => ({ kind: 'complete', result: {} }),
+    new ToolCatalog(),
+  );
+
+  it('is under 20 KB, the whole JSON-RPC response included', async () => {
+    const bodies = [
+      (await modern(1, 'tools/list')).body!,
+      ...(await Promise.all(
+        ['2025-03-26', '2025-06-18', '2025-11-25'].map(
+          async (v, i) => (await legacy(2 + i, 'tools/list', v)).body!,
+        ),
+      )),
+    ];
+    for (const body of bodies) {
+      const tools = (JSON.parse(body) as { result: { tools: unknown[] } }).result.tools;
+      expect(tools).toHaveLength(new ToolCatalog().names().length);
+      expect(Buffer.byteLength(body)).toBeLessThan(20 * 1024);
+    }
   });
 });

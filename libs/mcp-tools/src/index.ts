@@ -1,13 +1,7 @@
 export { McpToolsModule } from './mcp-tools.module.js';
 export type { McpCallExtra } from './mcp-call-extra.js';
 export { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
-export {
-  ERROR_ENVELOPE_SCHEMA,
-  ToolCatalog,
-  compileTool,
-  pathParamsOf,
-  type CompiledTool,
-} from './tool-catalog.js';
+export { ToolCatalog, compileTool, pathParamsOf, type CompiledTool } from './tool-catalog.js';
 export { ToolExecutor } from './tool-executor.js';
 export { declaresFormElicitation } from './destructive-tool.gate.js';
 export {

@@ -4,7 +4,8 @@ import { Ajv, type Options } from 'ajv';
 // ajv-formats is CommonJS: its `module.exports` is the plugin, also exported as `default`.
 import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { ToolCatalog } from './tool-catalog.js';
+import { compileTools, ToolCatalog } from './tool-catalog.js';
+import { errorResult } from './tool-results.js';
 
 /** The property names of a schema's `properties` (none unless it is an object). */
 function keysOf(value: unknown): string[] {
@@ -94,14 +95,45 @@ describe('ToolCatalog', () => {
     const ajv = clientAjv(warnings);
     for (const name of catalog.names()) {
       const t = catalog.get(name)!;
-      expect(t.outputSchema.type, name).toBe('object');
-      expect(() => ajv.compile(t.outputSchema), name).not.toThrow();
       expect(() => ajv.compile(t.inputSchema), name).not.toThrow();
+      if (t.outputSchema === undefined) continue;
+      expect(t.outputSchema.type, name).toBe('object');
+      expect(() => ajv.compile(t.outputSchema!), name).not.toThrow();
     }
     // Every `format` the schemas use is a standard one a client's validator knows.
     expect(warnings).toEqual([]);
   });
 
+  it('each result shape is declared once: a tool without an output schema names the tool whose result it shares', () => {
+    const declared = catalog.names().filter((n) => catalog.get(n)!.outputSchema !== undefined);
+    expect(declared).toEqual(
+      expect.arrayContaining(['get_current_context', 'list_portal_users', 'get_portal_user']),
+    );
+    for (const name of declared) expect(catalog.get(name)!.def.resultLike, name).toBeUndefined();
+    const sharing = catalog.names().filter((n) => !declared.includes(n));
+    expect(sharing.length).toBeGreaterThan(0);
+    for (const name of sharing) {
+      const t = catalog.get(name)!;
+      const like = catalog.get(t.def.resultLike!)!;
+      expect(like.outputSchema, name).toBeDefined();
+      expect(like.def.endpoint.response, name).toBe(t.def.endpoint.response);
+      expect(t.def.description, name).toContain(like.def.name);
+    }
+  });
+
+  it('refuses a tool whose resultLike names a tool with another result, or is not in its description', () => {
+    const [getUser, getAccount] = ['get_portal_user', 'get_account'].map(
+      (n) => catalog.get(n)!.def,
+    );
+    const update = catalog.get('update_portal_user')!.def;
+    expect(() =>
+      compileTools([getUser, getAccount, { ...update, resultLike: 'get_account' }]),
+    ).toThrow(/does not return what get_account returns/);
+    expect(() =>
+      compileTools([getUser, { ...update, description: 'Change a portal user.' }]),
+    ).toThrow(/must name get_portal_user/);
+    expect(() => compileTools([update])).toThrow(/declares no output schema/);
+  });
   it('annotations are truthful: only the deletes are destructive, reads are read-only', () => {
     const listed = catalog.list('2026-07-28');
     for (const [i, name] of catalog.names().entries()) {
@@ -131,12 +163,33 @@ describe('ToolCatalog', () => {
   });
 });
 
-describe('output schema admits both the success shape and the error envelope', () => {
-  it('validates a success value and an error envelope, and rejects anything else', () => {
+describe('output schemas describe successful results only', () => {
+  it('a record validates; the error envelope does not (failures carry it as text, not structuredContent)', () => {
     const ajv = clientAjv();
-    const validate = ajv.compile(new ToolCatalog().get('get_current_context')!.outputSchema);
-    expect(validate({ error: { code: 'NOT_FOUND', message: 'Portal user not found' } })).toBe(true);
-    expect(validate({ nonsense: true })).toBe(false);
+    const validate = ajv.compile(new ToolCatalog().get('get_account')!.outputSchema!);
+    const account = {
+      id: '0b9f3f8e-4a4c-4f43-9e51-5f0c8d3b1a11',
+      name: 'Acme',
+      external_id: null,
+      tax_id: null,
+      created_at: '2026-12-03T10:00:00.000Z',
+      updated_at: '2026-12-03T10:00:00.000Z',
+    };
+    expect(validate(account), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...account, tax_id: 7 })).toBe(false);
+    expect(validate({ error: { code: 'NOT_FOUND', message: 'Account not found' } })).toBe(false);
+    const failure = errorResult({ error: { code: 'NOT_FOUND', message: 'Account not found' } });
+    expect(failure).not.toHaveProperty('structuredContent');
+    expect(JSON.parse(failure.content[0].text)).toEqual({
+      error: { code: 'NOT_FOUND', message: 'Account not found' },
+    });
+  });
+
+  it('carry no field descriptions (the OpenAPI document has them) and no anyOf for a nullable field', () => {
+    for (const entry of new ToolCatalog().list('2026-07-28')) {
+      const text = JSON.stringify(entry.outputSchema ?? {});
+      expect(text, String(entry.name)).not.toMatch(/"description"|"anyOf"/);
+    }
   });
 });
 
@@ -202,19 +255,16 @@ describe('the catalogue, for the model', () => {
     }
   });
 
-  // Measured 2026-12: the model-facing part ~13 KB (was ~13 KB without a single property
-  // description), the whole listing ~32 KB (was ~35 KB). Output schemas, which every tool declares
-  // and which carry the error envelope that tool errors put in structuredContent, are ~60% of it.
-  it('tools/list stays small: what the model reads is under 20 KB, the whole listing under 34 KB', () => {
-    for (const version of ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']) {
-      const listing = catalog.list(version);
-      const whole = Buffer.byteLength(JSON.stringify({ tools: listing }));
-      // Name, title, description, inputSchema and annotations: what hosts put before the model.
+  // The whole listing's bound, on the wire of every revision, is checked in
+  // libs/mcp-server/src/mcp-endpoint.factory.spec.ts (it includes each era's envelope).
+  it('what the model reads (name, title, description, inputSchema, annotations) is under 14 KB', () => {
+    for (const version of ['2025-03-26', '2025-11-25', '2026-07-28']) {
       const modelFacing = Buffer.byteLength(
-        JSON.stringify({ tools: listing.map(({ outputSchema: _o, ...entry }) => entry) }),
+        JSON.stringify({
+          tools: catalog.list(version).map(({ outputSchema: _o, ...entry }) => entry),
+        }),
       );
-      expect(modelFacing, version).toBeLessThan(20 * 1024);
-      expect(whole, version).toBeLessThan(34 * 1024);
+      expect(modelFacing, version).toBeLessThan(14 * 1024);
     }
   });
 });

@@ -1,6 +1,7 @@
 import { isJsonObject } from '@app/common';
 import { requirementOf, type AccessRequirement } from '@app/access-vocabulary';
 import { Injectable } from '@nestjs/common';
+import type { DtoClass } from '@app/rest-contract';
 import { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { TOOLS } from './tools.js';
@@ -14,39 +15,49 @@ export interface CompiledTool {
   /** `:name` path parameters of the endpoint, in order. */
   pathParams: readonly string[];
   inputSchema: JsonSchema;
-  outputSchema: JsonSchema;
+  /**
+   * Absent when the tool returns the same record as the tool its definition names in `resultLike`:
+   * each result shape is declared once per listing.
+   */
+  outputSchema?: JsonSchema;
 }
 
-/** One entry of `details` for the codes with field-level details (VALIDATION_ERROR, DUPLICATE_ERROR, CONFLICT). */
-const FIELD_ERROR_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: { field: { type: 'string' }, message: { type: 'string' } },
-  required: ['field', 'message'],
-};
-
 /**
- * The API error envelope. A tool's `structuredContent` carries it when the call fails (`isError`),
- * so the declared output schema admits it next to the success shape: clients that validate
- * structured content against the schema even for errors (the v1 TypeScript SDK does) then accept
- * the envelope instead of hiding the error from the model. How to read it is said once, in the
- * server instructions, not in every tool.
+ * The output schema of a response DTO as `tools/list` carries it: the success shape only (it
+ * describes the `structuredContent` of a successful result; a failed call answers `isError` with
+ * the error envelope as text and no `structuredContent`), without the field descriptions the
+ * OpenAPI document already gives, and with a nullable field as `type: [t, "null"]` instead of an
+ * `anyOf` pair. Same validation, about half the bytes (docs/adr/0005).
  */
-export const ERROR_ENVELOPE_SCHEMA: JsonSchema = {
-  type: 'object',
-  properties: {
-    error: {
-      type: 'object',
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        // Field-level codes: [{"field","message"}]; other codes: an object of facts.
-        details: { anyOf: [{ type: 'array', items: FIELD_ERROR_SCHEMA }, { type: 'object' }] },
-      },
-      required: ['code', 'message'],
-    },
-  },
-  required: ['error'],
-};
+export function outputSchemaOf(dto: DtoClass): JsonSchema {
+  const compacted = compactOutputSchema(schemaOfDto(dto));
+  if (!isJsonObject(compacted)) throw new Error(`The schema of ${dto.name} is not an object`);
+  return compacted;
+}
+
+function compactOutputSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactOutputSchema);
+  if (!isJsonObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key !== 'description') out[key] = compactOutputSchema(value);
+  }
+  const { anyOf } = out;
+  if (Array.isArray(anyOf) && anyOf.length === 2) {
+    const [value, nullable] = anyOf as unknown[];
+    if (
+      isJsonObject(value) &&
+      typeof value.type === 'string' &&
+      isJsonObject(nullable) &&
+      nullable.type === 'null' &&
+      Object.keys(nullable).length === 1
+    ) {
+      delete out.anyOf;
+      return { ...out, ...value, type: [value.type, 'null'] };
+    }
+  }
+  return out;
+}
 
 /** `:id` → `id`, in path order. */
 export function pathParamsOf(path: string): string[] {
@@ -90,10 +101,7 @@ export function compileTool(def: ToolDefinition): CompiledTool {
     argumentNames: new Set(Object.keys(properties)),
     pathParams,
     inputSchema,
-    outputSchema: {
-      type: 'object',
-      anyOf: [schemaOfDto(endpoint.response), ERROR_ENVELOPE_SCHEMA],
-    },
+    ...(def.resultLike === undefined ? { outputSchema: outputSchemaOf(endpoint.response) } : {}),
   };
 }
 
@@ -110,7 +118,7 @@ export class ToolCatalog {
   private readonly listingV2: readonly Record<string, unknown>[];
 
   constructor() {
-    this.tools = new Map(TOOLS.map((def) => [def.name, compileTool(def)]));
+    this.tools = compileTools(TOOLS);
     this.listingV1 = [...this.tools.values()].map((t) => describe(t, false));
     this.listingV2 = [...this.tools.values()].map((t) => describe(t, true));
   }
@@ -128,6 +136,33 @@ export class ToolCatalog {
   }
 }
 
+/** Compiles every tool, refusing a `resultLike` that does not hold (see {@link assertResultLike}). */
+export function compileTools(tools: readonly ToolDefinition[]): ReadonlyMap<string, CompiledTool> {
+  const compiled = new Map(tools.map((def) => [def.name, compileTool(def)]));
+  for (const { def } of compiled.values()) assertResultLike(def, compiled);
+  return compiled;
+}
+
+/**
+ * A tool that declares `resultLike` returns exactly the record of the named tool (same response
+ * DTO), which declares the output schema, and its description says so: a model reading the
+ * listing learns the shape from there.
+ */
+function assertResultLike(def: ToolDefinition, tools: ReadonlyMap<string, CompiledTool>): void {
+  if (def.resultLike === undefined) return;
+  const like = tools.get(def.resultLike);
+  if (like === undefined || like.outputSchema === undefined)
+    throw new Error(
+      `${def.name}: resultLike names ${def.resultLike}, which declares no output schema`,
+    );
+  if (like.def.endpoint.response !== def.endpoint.response)
+    throw new Error(`${def.name}: its endpoint does not return what ${def.resultLike} returns`);
+  if (!def.description.includes(def.resultLike))
+    throw new Error(
+      `${def.name}: the description must name ${def.resultLike}, whose result it shares`,
+    );
+}
+
 /**
  * One `tools/list` entry. From 2025-06-18 on the display name is the tool's own `title`, so
  * `annotations.title` (the only place 2025-03-26 had for it) is not sent twice.
@@ -138,7 +173,7 @@ function describe(t: CompiledTool, withLaterFields: boolean): Record<string, unk
   if (withLaterFields) entry.title = def.annotations.title;
   entry.description = def.description;
   entry.inputSchema = t.inputSchema;
-  if (withLaterFields) entry.outputSchema = t.outputSchema;
+  if (withLaterFields && t.outputSchema !== undefined) entry.outputSchema = t.outputSchema;
   if (withLaterFields) {
     const { title: _title, ...hints } = def.annotations;
     entry.annotations = hints;

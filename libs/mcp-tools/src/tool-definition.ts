@@ -30,5 +30,10 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
   /** The REST endpoint it dispatches to: its access requirement is the tool's. */
   endpoint: EndpointContract;
+  /**
+   * The tool whose result this tool's result has the shape of (same response DTO): only that tool
+   * carries the output schema in `tools/list`, and this tool's description names it.
+   */
+  resultLike?: string;
   confirmation?: ConfirmationSpec;
 }

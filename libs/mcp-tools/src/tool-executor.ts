@@ -88,7 +88,7 @@ export class ToolExecutor {
     outcome: ToolCallOutcome,
   ): Promise<McpHandlerOutcome> {
     const refusal = this.policy.evaluate(extra.principal, tool.access);
-    if (refusal !== null) return this.fail(refusal.toEnvelope(), ctx, outcome);
+    if (refusal !== null) return this.fail(refusal.toEnvelope(), outcome);
 
     const caller: CallerContext = {
       principal: extra.principal,
@@ -111,7 +111,7 @@ export class ToolExecutor {
       }
       if (decision.kind === 'refused') {
         outcome.consumedConfirmation = decision.consumed === true;
-        return this.fail(decision.envelope, ctx, outcome);
+        return this.fail(decision.envelope, outcome);
       }
       outcome.consumedConfirmation = true;
       caller.confirmationId = decision.confirmationId;
@@ -125,16 +125,12 @@ export class ToolExecutor {
           : successResult(response.body, ctx.protocolVersion, response.text);
       return { kind: 'complete', result };
     }
-    return this.fail(asEnvelope(response), ctx, outcome);
+    return this.fail(asEnvelope(response), outcome);
   }
 
-  private fail(
-    envelope: ErrorEnvelope,
-    ctx: McpRequestContext,
-    outcome: ToolCallOutcome,
-  ): McpHandlerOutcome {
+  private fail(envelope: ErrorEnvelope, outcome: ToolCallOutcome): McpHandlerOutcome {
     outcome.status = envelope.error.code;
-    const result: ToolResult = errorResult(envelope, ctx.protocolVersion);
+    const result: ToolResult = errorResult(envelope);
     return { kind: 'complete', result };
   }
 

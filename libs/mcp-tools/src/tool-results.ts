@@ -21,12 +21,12 @@ export function successResult(value: unknown, protocolVersion: string, json?: st
   return result;
 }
 
-/** A failure the caller can act on: `isError` with the API's own envelope, as text and structured. */
-export function errorResult(envelope: ErrorEnvelope, protocolVersion: string): ToolResult {
-  const result: ToolResult = {
-    content: [{ type: 'text', text: JSON.stringify(envelope) }],
-    isError: true,
-  };
-  if (supportsStructuredContent(protocolVersion)) result.structuredContent = envelope;
-  return result;
+/**
+ * A failure the caller can act on: `isError` with the API's own envelope as its text. No
+ * `structuredContent`: a tool's output schema describes its successful result, and clients
+ * validate any structured content against it, error or not (the v1 TypeScript SDK does), which
+ * would turn the envelope into a client-side exception the model never sees.
+ */
+export function errorResult(envelope: ErrorEnvelope): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: true };
 }

@@ -59,40 +59,47 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'create_portal_user',
     description:
       'Create a portal user (status invited) and, unless send_invitation is false, e-mail them an ' +
-      'invitation to the customer portal. Returns the new portal user.',
+      'invitation to the customer portal. Returns the new portal user, as get_portal_user does.',
     annotations: write('Create portal user', false, true),
     endpoint: PORTAL_USERS_ENDPOINTS.create,
+    resultLike: 'get_portal_user',
   },
   {
     name: 'update_portal_user',
     description:
       'Change a portal user’s name, e-mail, external_id or account; only the fields given change. ' +
-      'Returns the updated portal user.',
+      'Returns the updated portal user, as get_portal_user does.',
     annotations: write('Update portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.update,
+    resultLike: 'get_portal_user',
   },
   {
     name: 'resend_portal_user_invitation',
     description:
       'Send the invitation e-mail again (with a fresh expiry) to a portal user who has not accepted ' +
-      'it yet; an active user cannot be invited again.',
+      'it yet; an active user cannot be invited again. Returns the portal user, as get_portal_user does.',
     annotations: write('Resend invitation', false, true),
     endpoint: PORTAL_USERS_ENDPOINTS.resendInvitation,
+    resultLike: 'get_portal_user',
   },
   {
     name: 'deactivate_portal_user',
     description:
       'Deactivate an active portal user: they can no longer sign in. Reversible with ' +
-      'activate_portal_user; a user who never accepted the invitation cannot be deactivated.',
+      'activate_portal_user; a user who never accepted the invitation cannot be deactivated. ' +
+      'Returns the portal user, as get_portal_user does.',
     annotations: write('Deactivate portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.deactivate,
+    resultLike: 'get_portal_user',
   },
   {
     name: 'activate_portal_user',
     description:
-      'Reactivate an inactive portal user so they can sign in again. Returns the portal user.',
+      'Reactivate an inactive portal user so they can sign in again. Returns the portal user, as ' +
+      'get_portal_user does.',
     annotations: write('Activate portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.activate,
+    resultLike: 'get_portal_user',
   },
   {
     name: 'delete_portal_user',
@@ -127,17 +134,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'create_account',
     description:
       'Create a customer account (a company that portal users can belong to). Returns the new ' +
-      'account; link portal users to it with their account_id.',
+      'account, as get_account does; link portal users to it with their account_id.',
     annotations: write('Create account', false),
     endpoint: ACCOUNTS_ENDPOINTS.create,
+    resultLike: 'get_account',
   },
   {
     name: 'update_account',
     description:
       'Change an account’s name, external_id or tax_id; only the fields given change. Returns the ' +
-      'updated account.',
+      'updated account, as get_account does.',
     annotations: write('Update account', true),
     endpoint: ACCOUNTS_ENDPOINTS.update,
+    resultLike: 'get_account',
   },
   {
     name: 'delete_account',
