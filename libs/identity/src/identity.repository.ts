@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { returnedRow } from '@app/database';
-import type { Organization, User } from './identity.types.js';
+import type { MembershipStatus, Permission, Role } from '@app/access-vocabulary';
+import type { Organization, Person, PersonMembership, User } from './identity.types.js';
 
 interface OrganizationRow {
   id: string;
@@ -18,6 +19,45 @@ interface UserRow {
   created_at: Date;
 }
 
+interface PersonRow {
+  user_id: string;
+  email: string;
+  name: string;
+  membership_id: string | null;
+  organization_id: string | null;
+  organization_slug: string | null;
+  organization_name: string | null;
+  role: Role | null;
+  status: MembershipStatus | null;
+  permissions: Permission[] | null;
+}
+
+const PERSON_SELECT = `
+  SELECT u.id AS user_id, u.email, u.name,
+         m.id AS membership_id, o.id AS organization_id, o.slug AS organization_slug,
+         o.name AS organization_name, m.role, m.status, m.permissions
+    FROM users u
+    LEFT JOIN memberships m ON m.user_id = u.id
+    LEFT JOIN organizations o ON o.id = m.organization_id`;
+
+function toPerson(rows: PersonRow[]): Person | undefined {
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const memberships: PersonMembership[] = [];
+  for (const r of rows) {
+    if (r.membership_id === null || r.organization_id === null) continue;
+    memberships.push({
+      membershipId: r.membership_id,
+      organizationId: r.organization_id,
+      organizationSlug: r.organization_slug ?? '',
+      organizationName: r.organization_name ?? '',
+      role: r.role ?? 'custom',
+      status: r.status ?? 'inactive',
+      permissions: r.permissions ?? [],
+    });
+  }
+  return { userId: first.user_id, email: first.email, name: first.name, memberships };
+}
 const ORGANIZATION_COLUMNS = 'id, slug, name, created_at';
 const USER_COLUMNS = 'id, email, name, created_at';
 
@@ -68,6 +108,22 @@ export class IdentityRepository {
       [email],
     );
     return rows[0] === undefined ? null : toUser(rows[0]);
+  }
+
+  async findPersonById(userId: string): Promise<Person | undefined> {
+    const rows = await this.ds.query<PersonRow[]>(
+      `${PERSON_SELECT} WHERE u.id = $1 ORDER BY o.name, o.id`,
+      [userId],
+    );
+    return toPerson(rows);
+  }
+
+  async findPersonByEmail(email: string): Promise<Person | undefined> {
+    const rows = await this.ds.query<PersonRow[]>(
+      `${PERSON_SELECT} WHERE lower(u.email) = lower($1) ORDER BY o.name, o.id`,
+      [email],
+    );
+    return toPerson(rows);
   }
 
   /**

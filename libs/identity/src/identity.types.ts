@@ -48,3 +48,21 @@ export interface ApiToken {
   audience: string | null;
   createdAt: Date;
 }
+
+/** A person and the organisations they belong to, as sign-in and consent see them. */
+export interface PersonMembership {
+  membershipId: string;
+  organizationId: string;
+  organizationSlug: string;
+  organizationName: string;
+  role: Role;
+  status: MembershipStatus;
+  permissions: Permission[];
+}
+
+export interface Person {
+  userId: string;
+  email: string;
+  name: string;
+  memberships: PersonMembership[];
+}

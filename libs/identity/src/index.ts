@@ -1,6 +1,13 @@
 export * from '@app/access-vocabulary';
 export type { CallerContext, Channel, Principal } from './principal.js';
-export type { ApiToken, Membership, Organization, User } from './identity.types.js';
+export type {
+  ApiToken,
+  Membership,
+  Organization,
+  Person,
+  PersonMembership,
+  User,
+} from './identity.types.js';
 export { BearerAuthGuard } from './bearer-auth.guard.js';
 export { IdentityModule } from './identity.module.js';
 export { IdentityRepository } from './identity.repository.js';
@@ -9,7 +16,12 @@ export {
   type MemberRow,
   type MembershipValues,
 } from './memberships.repository.js';
-export { TokensRepository, type ListedToken, type NewToken } from './tokens.repository.js';
+export {
+  TokensRepository,
+  type ListedToken,
+  type NewToken,
+  type OAuthAccessToken,
+} from './tokens.repository.js';
 export { ME_ENDPOINTS, MeResponse } from './me.controller.js';
 export {
   INTERNAL_DISPATCH_HEADER,

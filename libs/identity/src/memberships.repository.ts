@@ -36,6 +36,8 @@ export interface MembershipValues {
   permissions: Permission[];
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const MEMBERSHIP_COLUMNS =
   'id, organization_id, user_id, role, status, permissions, created_at, updated_at';
 
@@ -76,6 +78,22 @@ export class MembershipsRepository {
       [organizationId, userId, role, status, [...permissions]],
     );
     return toMembership(returnedRow(rows));
+  }
+
+  /** The person a membership belongs to (an OAuth account id is a membership id), or undefined. */
+  async findPersonOfMembership(
+    membershipId: string,
+  ): Promise<{ userId: string; email: string; name: string } | undefined> {
+    if (!UUID.test(membershipId)) return undefined;
+    const rows = await this.ds.query<{ user_id: string; email: string; name: string }[]>(
+      `SELECT u.id AS user_id, u.email, u.name FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.id = $1`,
+      [membershipId],
+    );
+    const row = rows[0];
+    return row === undefined
+      ? undefined
+      : { userId: row.user_id, email: row.email, name: row.name };
   }
 
   async remove(organizationId: string, userId: string): Promise<void> {

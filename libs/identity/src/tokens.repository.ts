@@ -41,6 +41,22 @@ export interface NewToken {
   audience: string | null;
 }
 
+/**
+ * An OAuth access token as the `api_tokens` row of its grant (one row per grant), bound to the
+ * membership the grant was given for, its client and its audience.
+ */
+export interface OAuthAccessToken {
+  membershipId: string;
+  grantId: string;
+  clientId: string;
+  clientName: string;
+  audience: string;
+  scopes: Scope[];
+  secretHash: string;
+  tokenPrefix: string;
+  expiresInSeconds: number;
+}
+
 /** A listed token and its keyset position (`cursor_ts` with microseconds). */
 export interface ListedToken {
   token: ApiToken;
@@ -70,8 +86,7 @@ const COLUMNS = `id, organization_id, user_id, kind, name, client_name, token_pr
   revoked_at, last_used_at, oauth_grant_id, oauth_client_id, audience, created_at`;
 
 /**
- * All SQL about API tokens (`api_tokens`) but the authorization server's own storage of OAuth
- * access tokens. The principal lookup is one indexed query (unique secret hash). `tx`: run inside
+ * All SQL about API tokens (`api_tokens`), personal and OAuth. The principal lookup is one indexed query (unique secret hash). `tx`: run inside
  * the caller's transaction (e.g. together with its audit event); locking reads need one.
  */
 @Injectable()
@@ -175,6 +190,59 @@ export class TokensRepository {
       [organizationId, id],
     );
     return rows[0] === undefined ? undefined : toApiToken(rows[0]);
+  }
+
+  /**
+   * Stores an OAuth access token as the row of its grant: the grant's first token inserts it; a
+   * later one (after a refresh) replaces its secret and expiry, so the previous access token stops
+   * working. Person and organisation come from the membership the grant was given for. False when
+   * that membership no longer exists or the grant was revoked.
+   */
+  async upsertOAuthAccessToken(t: OAuthAccessToken): Promise<boolean> {
+    const rows = await this.ds.query<{ id: string }[]>(
+      `INSERT INTO api_tokens (organization_id, user_id, kind, name, client_name, token_prefix, secret_hash,
+                               scopes, expires_at, oauth_grant_id, oauth_client_id, audience)
+       SELECT m.organization_id, m.user_id, 'oauth', $2, $2, $3, $4, $5::text[],
+              now() + make_interval(secs => $6), $7, $8, $9
+         FROM memberships m WHERE m.id = $1
+       ON CONFLICT (oauth_grant_id) WHERE oauth_grant_id IS NOT NULL DO UPDATE
+         SET token_prefix = EXCLUDED.token_prefix, secret_hash = EXCLUDED.secret_hash,
+             scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at
+         WHERE api_tokens.revoked_at IS NULL
+       RETURNING id`,
+      [
+        t.membershipId,
+        t.clientName,
+        t.tokenPrefix,
+        t.secretHash,
+        t.scopes,
+        t.expiresInSeconds,
+        t.grantId,
+        t.clientId,
+        t.audience,
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  /** RFC 7009 revocation of one OAuth access token: it expires now; its grant lives on. */
+  async expireOAuthAccessToken(secretHash: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE api_tokens SET expires_at = now()
+        WHERE secret_hash = $1 AND kind = 'oauth' AND (expires_at IS NULL OR expires_at > now())`,
+      [secretHash],
+    );
+  }
+
+  /**
+   * Revokes an OAuth grant's token row. A trigger on `api_tokens` then deletes every record of the
+   * grant (refresh tokens, codes, the grant), whichever path revoked it.
+   */
+  async revokeOAuthGrant(grantId: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE api_tokens SET revoked_at = now() WHERE oauth_grant_id = $1 AND revoked_at IS NULL`,
+      [grantId],
+    );
   }
 
   /** Names and kinds of an organisation's tokens by id (never anything secret). */

@@ -4,7 +4,6 @@ export {
   PersonSessionService,
   type SignedInPerson,
 } from './person-session.service.js';
-export type { Person, PersonMembership } from './people.repository.js';
 export { SignInLinkService, type IssuedSignInLink } from './sign-in-links.service.js';
 export { safeReturnPath } from './browser-secrets.js';
 export { mountOAuthServer } from './oauth-server.mount.js';

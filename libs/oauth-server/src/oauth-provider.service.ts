@@ -10,7 +10,7 @@ import {
   type ResourceServer,
 } from 'oidc-provider';
 import { AppConfig } from '@app/config';
-import { newTokenSecret } from '@app/identity';
+import { MembershipsRepository, newTokenSecret, TokensRepository } from '@app/identity';
 import { hmac } from './browser-secrets.js';
 import { clientDocumentUrlRefusal } from './client-document-url.js';
 import { PostgresOidcAdapter } from './oidc-adapter.js';
@@ -48,6 +48,8 @@ export class OAuthProviderService implements OnModuleInit {
   constructor(
     private readonly config: AppConfig,
     private readonly records: OAuthRecordsRepository,
+    private readonly tokens: TokensRepository,
+    private readonly memberships: MembershipsRepository,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -72,7 +74,7 @@ export class OAuthProviderService implements OnModuleInit {
   private build(keys: readonly unknown[]): Provider {
     const config = this.config;
     const resource = config.mcpUrl;
-    const records = this.records;
+    const { records, tokens, memberships } = this;
     let provider: Provider | undefined;
     const clientName = async (clientId: string): Promise<string> => {
       const client = await provider?.Client.find(clientId);
@@ -81,10 +83,10 @@ export class OAuthProviderService implements OnModuleInit {
 
     const configuration: Configuration = {
       adapter: (model: string) =>
-        new PostgresOidcAdapter(model, records, { clientName, defaultAudience: resource }),
+        new PostgresOidcAdapter(model, records, tokens, { clientName, defaultAudience: resource }),
       clients: [],
       async findAccount(_ctx, sub) {
-        const member = await records.findMembership(sub);
+        const member = await memberships.findPersonOfMembership(sub);
         if (member === undefined) return undefined;
         return {
           accountId: sub,

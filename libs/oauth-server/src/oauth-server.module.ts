@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { IdentityModule } from '@app/identity';
 import { MailModule } from '@app/mail';
 import { ConsentController } from './consent.controller.js';
 import { ConsentService } from './consent.service.js';
@@ -15,7 +16,7 @@ import { UpstreamOidcService } from './upstream-oidc.service.js';
  * one-time e-mail links, the upstream OpenID Connect provider, and the consent page.
  */
 @Module({
-  imports: [MailModule],
+  imports: [IdentityModule, MailModule],
   controllers: [SignInController, ConsentController],
   providers: [
     PeopleRepository,

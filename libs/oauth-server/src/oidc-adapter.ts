@@ -1,5 +1,5 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { displayPrefix, hashTokenSecret } from '@app/identity';
+import { displayPrefix, hashTokenSecret, type TokensRepository } from '@app/identity';
 import { isScope } from './scope-words.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 
@@ -19,6 +19,7 @@ export class PostgresOidcAdapter implements Adapter {
   constructor(
     private readonly model: string,
     private readonly records: OAuthRecordsRepository,
+    private readonly accessTokens: TokensRepository,
     private readonly tokens: AccessTokenContext,
   ) {}
 
@@ -44,13 +45,14 @@ export class PostgresOidcAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
-    if (this.model === 'AccessToken') await this.records.expireAccessToken(hashTokenSecret(id));
+    if (this.model === 'AccessToken')
+      await this.accessTokens.expireOAuthAccessToken(hashTokenSecret(id));
     await this.records.destroy(this.model, hashTokenSecret(id));
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
     // The trigger on api_tokens deletes every record of the grant once its row is revoked.
-    if (this.model === 'AccessToken') await this.records.revokeGrant(grantId);
+    if (this.model === 'AccessToken') await this.accessTokens.revokeOAuthGrant(grantId);
     await this.records.destroyGrant(this.model, grantId);
   }
 
@@ -63,7 +65,7 @@ export class PostgresOidcAdapter implements Adapter {
     if (accountId === undefined || grantId === undefined || clientId === undefined)
       throw new Error('An access token without account, grant or client cannot be stored');
     const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
-    const stored = await this.records.upsertAccessToken({
+    const stored = await this.accessTokens.upsertOAuthAccessToken({
       membershipId: accountId,
       grantId,
       clientId,

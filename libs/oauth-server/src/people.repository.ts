@@ -1,65 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { MembershipStatus, Permission, Role } from '@app/identity';
-
-/** A person and the organisations they belong to, as sign-in and consent see them. */
-export interface PersonMembership {
-  membershipId: string;
-  organizationId: string;
-  organizationSlug: string;
-  organizationName: string;
-  role: Role;
-  status: MembershipStatus;
-  permissions: Permission[];
-}
-
-export interface Person {
-  userId: string;
-  email: string;
-  name: string;
-  memberships: PersonMembership[];
-}
-
-interface PersonRow {
-  user_id: string;
-  email: string;
-  name: string;
-  membership_id: string | null;
-  organization_id: string | null;
-  organization_slug: string | null;
-  organization_name: string | null;
-  role: Role | null;
-  status: MembershipStatus | null;
-  permissions: Permission[] | null;
-}
-
-const PERSON_SELECT = `
-  SELECT u.id AS user_id, u.email, u.name,
-         m.id AS membership_id, o.id AS organization_id, o.slug AS organization_slug,
-         o.name AS organization_name, m.role, m.status, m.permissions
-    FROM users u
-    LEFT JOIN memberships m ON m.user_id = u.id
-    LEFT JOIN organizations o ON o.id = m.organization_id`;
-
-function toPerson(rows: PersonRow[]): Person | undefined {
-  const first = rows[0];
-  if (first === undefined) return undefined;
-  const memberships: PersonMembership[] = [];
-  for (const r of rows) {
-    if (r.membership_id === null || r.organization_id === null) continue;
-    memberships.push({
-      membershipId: r.membership_id,
-      organizationId: r.organization_id,
-      organizationSlug: r.organization_slug ?? '',
-      organizationName: r.organization_name ?? '',
-      role: r.role ?? 'custom',
-      status: r.status ?? 'inactive',
-      permissions: r.permissions ?? [],
-    });
-  }
-  return { userId: first.user_id, email: first.email, name: first.name, memberships };
-}
 
 export interface SessionRow {
   id: string;
@@ -67,26 +8,10 @@ export interface SessionRow {
   expires_at: Date;
 }
 
-/** All SQL about people signing in: sessions, one-time links, and who a person is. */
+/** All SQL about people signing in: their sessions and one-time sign-in links. */
 @Injectable()
 export class PeopleRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
-
-  async findPersonById(userId: string): Promise<Person | undefined> {
-    const rows = await this.ds.query<PersonRow[]>(
-      `${PERSON_SELECT} WHERE u.id = $1 ORDER BY o.name, o.id`,
-      [userId],
-    );
-    return toPerson(rows);
-  }
-
-  async findPersonByEmail(email: string): Promise<Person | undefined> {
-    const rows = await this.ds.query<PersonRow[]>(
-      `${PERSON_SELECT} WHERE lower(u.email) = lower($1) ORDER BY o.name, o.id`,
-      [email],
-    );
-    return toPerson(rows);
-  }
 
   async insertSession(userId: string, secretHash: string, ttlSeconds: number): Promise<SessionRow> {
     const rows = await this.ds.query<SessionRow[]>(

@@ -10,7 +10,8 @@ import {
   newBrowserSecret,
   safeReturnPath,
 } from './browser-secrets.js';
-import { PeopleRepository, type Person } from './people.repository.js';
+import { IdentityRepository, type Person } from '@app/identity';
+import { PeopleRepository } from './people.repository.js';
 
 /** The person signed in on this browser, with every membership (active or not). */
 export interface SignedInPerson extends Person {
@@ -38,6 +39,7 @@ export class PersonSessionService {
   constructor(
     private readonly config: AppConfig,
     private readonly people: PeopleRepository,
+    private readonly identity: IdentityRepository,
   ) {
     this.secure = config.baseUrl.startsWith('https://');
     this.sessionCookie = this.secure ? '__Host-platform_session' : 'platform_session';
@@ -51,7 +53,7 @@ export class PersonSessionService {
     if (secret === undefined) return null;
     const session = await this.people.findLiveSession(hashBrowserSecret(secret));
     if (session === undefined) return null;
-    const person = await this.people.findPersonById(session.user_id);
+    const person = await this.identity.findPersonById(session.user_id);
     if (person === undefined) return null;
     return { ...person, sessionId: session.id, sessionExpiresAt: session.expires_at };
   }

@@ -5,7 +5,8 @@ import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import { MAIL_TRANSPORT, type MailTransport } from '@app/mail';
 import { hashBrowserSecret, newBrowserSecret, safeReturnPath } from './browser-secrets.js';
-import { PeopleRepository, type Person } from './people.repository.js';
+import { IdentityRepository, type Person } from '@app/identity';
+import { PeopleRepository } from './people.repository.js';
 
 export interface IssuedSignInLink {
   /** The link; it signs the person in once, until `expiresAt`. Show or send it, never log it. */
@@ -29,6 +30,7 @@ export class SignInLinkService {
   constructor(
     private readonly config: AppConfig,
     private readonly people: PeopleRepository,
+    private readonly identity: IdentityRepository,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(MAIL_TRANSPORT) private readonly mail: MailTransport,
   ) {}
@@ -38,7 +40,7 @@ export class SignInLinkService {
    * `NOT_FOUND` when no person has this address. `returnTo`: a path on this server to land on.
    */
   async issue(email: string, returnTo?: string): Promise<IssuedSignInLink> {
-    const person = await this.people.findPersonByEmail(email);
+    const person = await this.identity.findPersonByEmail(email);
     if (person === undefined) throw DomainError.notFound('Person');
     const secret = newBrowserSecret();
     const expiresAt = await this.people.insertSignInLink(
@@ -56,7 +58,7 @@ export class SignInLinkService {
    * The mail goes through the mail module (SMTP, or the outbox of the person's first organisation).
    */
   async send(email: string, returnTo?: string): Promise<void> {
-    const person = await this.people.findPersonByEmail(email);
+    const person = await this.identity.findPersonByEmail(email);
     const membership = person?.memberships.find((m) => m.status === 'active');
     if (person === undefined || membership === undefined) {
       this.logger.log('Sign-in link requested for an address with no active membership');

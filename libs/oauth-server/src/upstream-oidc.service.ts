@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { AppConfig } from '@app/config';
 import { constantTimeEqual, hmac, safeReturnPath } from './browser-secrets.js';
-import { PeopleRepository } from './people.repository.js';
+import { IdentityRepository } from '@app/identity';
 
 const STATE_TTL_MS = 10 * 60_000;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -32,7 +32,7 @@ export class UpstreamOidcService {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly people: PeopleRepository,
+    private readonly identity: IdentityRepository,
   ) {
     this.stateKey = hmac(config.confirmationKeys[0] ?? '', 'upstream-oidc state v1');
   }
@@ -91,7 +91,7 @@ export class UpstreamOidcService {
         ok: false,
         message: 'Your identity provider did not give a verified e-mail address.',
       };
-    const person = await this.people.findPersonByEmail(email);
+    const person = await this.identity.findPersonByEmail(email);
     if (person === undefined || !person.memberships.some((m) => m.status === 'active'))
       return {
         ok: false,
