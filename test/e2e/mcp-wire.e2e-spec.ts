@@ -315,7 +315,8 @@ describe('era shapes', () => {
       },
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('mcp-session-id')).toBeNull();
+    // A signed id carrying clientInfo, for attribution only (mcp-client-attribution.e2e-spec.ts).
+    expect(res.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]+$/);
     expect(res.body).toMatchObject({
       result: {
         protocolVersion: '2025-06-18',

@@ -82,6 +82,10 @@ describe('transport rejections, one scripted session through every reason', () =
         'unsupported_protocol_version',
         post({ ...owner, 'mcp-protocol-version': '1999-01-01' }),
       );
+      await send(
+        'session_not_found',
+        post({ ...owner, 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'not-ours' }),
+      );
       // Per token: the member token's budget, then one more.
       const member = { authorization: `Bearer ${t.tokens.member}` };
       for (let i = 0; i < TOKEN_BUDGET; i += 1) expect(await post(member)).toBe(200);
@@ -105,6 +109,7 @@ describe('transport rejections, one scripted session through every reason', () =
         body_too_large: [413],
         unsupported_media_type: [415],
         unsupported_protocol_version: [400],
+        session_not_found: [404],
         rate_limited: [429],
       });
 
@@ -125,6 +130,7 @@ describe('transport rejections, one scripted session through every reason', () =
         body_too_large: 1,
         unsupported_media_type: 1,
         unsupported_protocol_version: 1,
+        session_not_found: 1,
         // One per token, one per IP.
         rate_limited: 2,
       });

@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   UNAUTHENTICATED: 401,
   INVALID_TOKEN: 401,
   UNSUPPORTED_PROTOCOL_VERSION: 400,
+  /** A 2025 `Mcp-Session-Id` this server did not issue (the client initializes again). */
+  SESSION_NOT_FOUND: 404,
   ORIGIN_NOT_ALLOWED: 403,
   HOST_NOT_ALLOWED: 403,
   RATE_LIMITED: 429,

@@ -1,8 +1,11 @@
 import { Logger, type FactoryProvider } from '@nestjs/common';
+import { AppConfig } from '@app/config';
 import {
   McpEndpointService,
+  McpSessionIdCodec,
   type McpCacheHint,
   type McpServerCapabilities,
+  type McpSessionIds,
 } from '@app/mcp-transport';
 import {
   assertFirstPage,
@@ -49,6 +52,8 @@ export interface McpEndpointDependencies {
   requestMetrics: McpRequestMetrics;
   logger: Pick<Logger, 'error'>;
   version: string;
+  /** 2025-era session ids carrying `clientInfo` (absent: none are issued). */
+  sessionIds?: McpSessionIds;
 }
 
 /** The one MCP endpoint: server identity, capabilities, and the `method → handler` map. */
@@ -58,6 +63,7 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
     serverInfo: { name: MCP_SERVER_NAME, version: deps.version, title: MCP_SERVER_TITLE },
     instructions: MCP_SERVER_INSTRUCTIONS,
     capabilities: MCP_CAPABILITIES,
+    sessionIds: deps.sessionIds,
     handlers: {
       'tools/list': async (params, ctx) => {
         assertFirstPage(params);
@@ -100,6 +106,7 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
     PromptsHandler,
     CompletionsHandler,
     McpRequestMetrics,
+    AppConfig,
   ],
   useFactory: (
     catalog: ToolCatalog,
@@ -108,6 +115,7 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
     prompts: PromptsHandler,
     completions: CompletionsHandler,
     requestMetrics: McpRequestMetrics,
+    config: AppConfig,
   ) =>
     createMcpEndpoint({
       catalog,
@@ -118,5 +126,7 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
       requestMetrics,
       logger: new Logger('McpEndpoint'),
       version: readServerVersion(),
+      // The same secrets as confirmations (every replica shares them), under a key of its own.
+      sessionIds: new McpSessionIdCodec(config.confirmationKeys),
     }),
 };

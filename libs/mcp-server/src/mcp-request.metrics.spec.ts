@@ -64,6 +64,9 @@ describe('McpRequestMetrics', () => {
     const { metrics, observer } = setup();
     observer.observe(event({ era: 'legacy', outcome: 'http_400', protocolVersion: 'unknown' }));
     expect(metrics.recordTransportRejection).toHaveBeenCalledWith('unsupported_protocol_version');
+    observer.observe(event({ era: 'legacy', outcome: 'http_404', protocolVersion: '2025-11-25' }));
+    expect(metrics.recordTransportRejection).toHaveBeenLastCalledWith('session_not_found');
+    expect(metrics.recordTransportRejection).toHaveBeenCalledTimes(2);
     expect(metrics.recordMcpRequest).not.toHaveBeenCalled();
   });
 });

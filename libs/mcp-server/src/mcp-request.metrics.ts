@@ -17,9 +17,12 @@ export class McpRequestMetrics {
 
   observe(event: McpObservation): void {
     if (event.outcome.startsWith('http_')) {
-      // The only HTTP refusal the endpoint itself makes: a 2025 MCP-Protocol-Version it does not
-      // speak (400 envelope). It is a transport rejection, not a handled message.
-      this.metrics.recordTransportRejection('unsupported_protocol_version');
+      // The HTTP refusals the endpoint itself makes (envelope, no JSON-RPC): a 2025
+      // MCP-Protocol-Version it does not speak (400), a 2025 session id it did not issue (404).
+      // Transport rejections, not handled messages.
+      this.metrics.recordTransportRejection(
+        event.outcome === 'http_404' ? 'session_not_found' : 'unsupported_protocol_version',
+      );
       return;
     }
     this.metrics.recordMcpRequest(

@@ -4,7 +4,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ChecksAccessPerOperation } from '@app/access';
 import { DomainError } from '@app/errors';
 import { Public, RequestContext } from '@app/identity';
-import { isAcceptable, McpEndpointService, type McpHttpRequest } from '@app/mcp-transport';
+import {
+  isAcceptable,
+  McpEndpointService,
+  userAgentProduct,
+  type McpHttpRequest,
+} from '@app/mcp-transport';
 import type { McpCallExtra } from '@app/mcp-tools';
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -43,12 +48,19 @@ export class McpController {
     // The app's JSON parser hands /mcp bodies over as the raw string; no body at all is "" (-32700).
     const body = typeof request.body === 'string' ? request.body : '';
     const message: McpHttpRequest = { headers, body, requestId: request.id };
-    const extra: McpCallExtra = { principal: this.context.principal, requestId: message.requestId };
+    const extra: McpCallExtra = {
+      principal: this.context.principal,
+      requestId: message.requestId,
+      userAgentProduct: userAgentProduct(headers['user-agent']),
+    };
     const response = await this.endpoint.handle(message, extra);
     await reply.status(response.status).headers(response.headers).send(response.body);
   }
 
-  /** No server-initiated stream (2025 GET) and no sessions to end (DELETE): 405, without a token. */
+  /**
+   * No server-initiated stream (2025 GET) and no session to end (DELETE: a session id holds no
+   * server state, and the transport spec lets a server refuse termination with 405), without a token.
+   */
   @Public()
   @Get()
   getStream(@Res({ passthrough: true }) reply: FastifyReply): never {

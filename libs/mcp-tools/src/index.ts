@@ -1,5 +1,5 @@
 export { McpToolsModule } from './mcp-tools.module.js';
-export type { McpCallExtra } from './mcp-call-extra.js';
+export { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 export { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 export { ToolCatalog, compileTool, pathParamsOf, type CompiledTool } from './tool-catalog.js';
 export { ToolExecutor } from './tool-executor.js';

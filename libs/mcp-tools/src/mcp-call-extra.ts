@@ -1,3 +1,4 @@
+import type { McpRequestContext } from '@app/mcp-transport';
 import type { Principal } from '@app/identity';
 
 /** What the MCP controller hands every method handler besides the protocol context. */
@@ -5,4 +6,16 @@ export interface McpCallExtra {
   principal: Principal;
   /** The HTTP request id (logs, audit trail, -32603 data). */
   requestId: string;
+  /** The first product of the request's `User-Agent`, normalised (see `userAgentProduct`). */
+  userAgentProduct?: string;
+}
+
+/**
+ * The client name the history, the audit trail and the logs record for a call, most specific first:
+ * the client's own `clientInfo` (2026-07-28 `_meta`, or the 2025 session id minted at `initialize`),
+ * then the name of the OAuth client the token was issued to, then the `User-Agent` product (a 2025
+ * client that sent no session id).
+ */
+export function clientNameOf(ctx: McpRequestContext, extra: McpCallExtra): string | null {
+  return ctx.clientInfo?.name ?? extra.principal.clientName ?? extra.userAgentProduct ?? null;
 }

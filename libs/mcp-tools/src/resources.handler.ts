@@ -10,7 +10,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
-import type { McpCallExtra } from './mcp-call-extra.js';
+import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import { pathParamsOf, ToolCatalog, type CompiledTool } from './tool-catalog.js';
 
@@ -71,7 +71,7 @@ export function callerOf(ctx: McpRequestContext, extra: McpCallExtra): CallerCon
   return {
     principal: extra.principal,
     channel: 'mcp',
-    clientName: ctx.clientInfo?.name ?? extra.principal.clientName,
+    clientName: clientNameOf(ctx, extra),
     confirmationId: null,
     requestId: extra.requestId,
   };

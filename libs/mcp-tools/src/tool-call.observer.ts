@@ -8,7 +8,7 @@ import {
 import type { McpRequestContext } from '@app/mcp-transport';
 import { ConfirmationService } from '@app/mcp-confirmations';
 import { ToolCallHistory } from '@app/mcp-history';
-import type { McpCallExtra } from './mcp-call-extra.js';
+import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 
 /** One finished `tools/call`, as the log line, the history and the metrics see it. */
 export interface ToolCallOutcome {
@@ -49,7 +49,7 @@ export class ToolCallObserver {
 
   async completed(o: ToolCallOutcome): Promise<void> {
     const p = o.extra.principal;
-    const client = o.ctx.clientInfo?.name ?? p.clientName;
+    const client = clientNameOf(o.ctx, o.extra);
     const isError = !RESULT_STATUSES.has(o.status) && !o.status.startsWith('rpc_error:');
     this.logger.log({
       msg: 'tools/call',
@@ -57,7 +57,7 @@ export class ToolCallObserver {
       org: p.organizationId,
       token: p.tokenId,
       user: p.userId,
-      client: client ?? null,
+      client,
       era: o.ctx.era === 'modern' ? '2026-07-28' : '2025',
       protocolVersion: o.ctx.protocolVersion,
       status: o.status,
@@ -79,7 +79,7 @@ export class ToolCallObserver {
           tokenId: p.tokenId,
           userId: p.userId,
           tool: o.tool ?? o.attemptedTool,
-          clientName: client ?? null,
+          clientName: client,
           era: o.ctx.era === 'modern' ? '2026-07-28' : '2025',
           protocolVersion: o.ctx.protocolVersion,
           status: o.status,

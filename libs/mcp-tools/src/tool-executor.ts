@@ -12,7 +12,7 @@ import {
   type McpRequestContext,
 } from '@app/mcp-transport';
 import { isErrorEnvelope } from './json-values.js';
-import type { McpCallExtra } from './mcp-call-extra.js';
+import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
@@ -93,7 +93,7 @@ export class ToolExecutor {
     const caller: CallerContext = {
       principal: extra.principal,
       channel: 'mcp',
-      clientName: ctx.clientInfo?.name ?? extra.principal.clientName,
+      clientName: clientNameOf(ctx, extra),
       confirmationId: null,
       requestId: extra.requestId,
     };

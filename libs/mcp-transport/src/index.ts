@@ -38,4 +38,13 @@ export type {
   McpServerInfo,
 } from './mcp-endpoint.types.js';
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
-export { MAX_CLIENT_STRING_LENGTH, normalizeClientString } from './client-string.util.js';
+export {
+  MAX_CLIENT_STRING_LENGTH,
+  normalizeClientString,
+  userAgentProduct,
+} from './client-string.util.js';
+export {
+  MAX_SESSION_ID_LENGTH,
+  McpSessionIdCodec,
+  type McpSessionIds,
+} from './session-id.codec.js';

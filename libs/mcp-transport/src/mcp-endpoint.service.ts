@@ -54,6 +54,7 @@ import {
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.constants.js';
 import { McpError } from './mcp.error.js';
+import type { McpSessionIds } from './session-id.codec.js';
 
 /** A caller-supplied handler as served in one era. */
 interface HandlerRoute<TExtra> {
@@ -99,6 +100,7 @@ const LOGGING_LEVEL_LIST = [...LOGGING_LEVELS].join(', ');
 const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version';
 const HEADER_METHOD = 'mcp-method';
 const HEADER_NAME = 'mcp-name';
+const HEADER_SESSION_ID = 'mcp-session-id';
 
 function echo(value: string): string {
   return value.length <= ECHO_LIMIT ? value : `${value.slice(0, ECHO_LIMIT)}…`;
@@ -178,7 +180,8 @@ function legacyVersionFromHeader(headers: McpHttpRequest['headers']): LegacyProt
 
 /**
  * The transport-independent MCP JSON-RPC core for `POST /mcp`: both eras on one endpoint, stateless
- * (no sessions), JSON responses only. The controller authenticates, checks Origin/size/Accept, then
+ * (a 2025 session id, when configured, is signed and carries only the client's name), JSON
+ * responses only. The controller authenticates, checks Origin/size/Accept, then
  * calls {@link handle} and writes back what it returns.
  */
 export class McpEndpointService<TExtra> {
@@ -189,6 +192,7 @@ export class McpEndpointService<TExtra> {
   private readonly initializeResultJson: ReadonlyMap<LegacyProtocolVersion, string>;
   private readonly onInternalError: McpEndpointOptions<TExtra>['onInternalError'];
   private readonly observe: McpEndpointOptions<TExtra>['observe'];
+  private readonly sessionIds: McpSessionIds | undefined;
 
   constructor(options: McpEndpointOptions<TExtra>) {
     const { serverInfo, instructions, handlers } = options;
@@ -207,6 +211,7 @@ export class McpEndpointService<TExtra> {
 
     this.onInternalError = options.onInternalError;
     this.observe = options.observe;
+    this.sessionIds = options.sessionIds;
 
     const fullInfo: Record<string, unknown> = {
       name: serverInfo.name,
@@ -345,6 +350,7 @@ export class McpEndpointService<TExtra> {
   private acceptLegacy(headers: McpHttpRequest['headers'], method: string): Handled {
     const version = legacyVersionFromHeader(headers);
     if (version === null) return this.refuseLegacyVersion(headers, method);
+    if (this.legacySession(headers) === null) return unknownSession(version, method);
     return { response: accepted(), era: 'legacy', protocolVersion: version, method, outcome: 'ok' };
   }
 
@@ -361,6 +367,8 @@ export class McpEndpointService<TExtra> {
 
     const version = legacyVersionFromHeader(headers);
     if (version === null) return this.refuseLegacyVersion(headers, label);
+    const clientInfo = this.legacySession(headers);
+    if (clientInfo === null) return unknownSession(version, label);
 
     const route = this.legacyRoutes.get(method);
     if (route === undefined) {
@@ -392,6 +400,7 @@ export class McpEndpointService<TExtra> {
           protocolVersion: version,
           method,
           jsonRpcId: id,
+          clientInfo,
           clientCapabilities: {},
           meta: {},
         };
@@ -402,7 +411,12 @@ export class McpEndpointService<TExtra> {
     }
   }
 
-  /** Stateless handshake: negotiate, answer, remember nothing, mint no session id. */
+  /**
+   * Stateless handshake: negotiate, answer, remember nothing. With session ids configured, the
+   * answer carries an `Mcp-Session-Id` holding the client's `clientInfo` (signed; see
+   * `McpSessionIdCodec`), so later requests of this client can be attributed to it. A session id
+   * sent with `initialize` is ignored: initialize starts a new session.
+   */
   private initialize(
     id: JsonRpcId,
     params: Record<string, unknown> | undefined,
@@ -419,7 +433,23 @@ export class McpEndpointService<TExtra> {
     }
     const version = isLegacyProtocolVersion(requested) ? requested : LEGACY_LATEST_PROTOCOL_VERSION;
     const resultJson = this.initializeResultJson.get(version) ?? EMPTY_RESULT_JSON;
-    return ok('legacy', version, label, preSerializedResultBody(id, resultJson));
+    const handled = ok('legacy', version, label, preSerializedResultBody(id, resultJson));
+    const clientInfo = clientInfoOf(params?.clientInfo);
+    if (this.sessionIds !== undefined && clientInfo !== undefined) {
+      handled.response.headers[HEADER_SESSION_ID] = this.sessionIds.issue(clientInfo);
+    }
+    return handled;
+  }
+
+  /**
+   * The `clientInfo` the request's `Mcp-Session-Id` carries; `undefined` when it sends none (or
+   * session ids are off); `null` when it names a session this server did not issue (tampered,
+   * foreign, or signed with a secret no longer configured).
+   */
+  private legacySession(headers: McpHttpRequest['headers']): McpClientInfo | undefined | null {
+    const sessionId = headers[HEADER_SESSION_ID];
+    if (sessionId === undefined || this.sessionIds === undefined) return undefined;
+    return this.sessionIds.read(trimOws(sessionId)) ?? null;
   }
 
   /**
@@ -718,6 +748,29 @@ export class McpEndpointService<TExtra> {
     if (raw === undefined) return era === 'legacy' ? LEGACY_DEFAULT_PROTOCOL_VERSION : UNKNOWN;
     return versionLabel(trimOws(raw));
   }
+}
+
+/**
+ * 404 for a session id this server never issued (or no longer can verify): the transport spec's one
+ * signal that a session is gone, after which the client starts over with `initialize`, which mints a
+ * valid id. Serving the request as if no id had been sent would leave that client unattributed for
+ * good; a 400 or a 500 would tell it nothing it can act on.
+ */
+function unknownSession(protocolVersion: string, method: string): Handled {
+  const body = JSON.stringify({
+    error: {
+      code: 'SESSION_NOT_FOUND',
+      message:
+        'Unknown Mcp-Session-Id: this server did not issue it or no longer accepts it; send initialize again without a session id',
+    },
+  });
+  return {
+    response: jsonResponse(404, body),
+    era: 'legacy',
+    protocolVersion,
+    method,
+    outcome: 'http_404',
+  };
 }
 
 function ok(era: Era, protocolVersion: string, method: string, body: string): Handled {

@@ -1,4 +1,5 @@
 import type { HandledMethod } from './mcp-protocol.constants.js';
+import type { McpSessionIds } from './session-id.codec.js';
 
 /** An authenticated `POST /mcp` as the controller hands it over. */
 export interface McpHttpRequest {
@@ -37,7 +38,10 @@ export interface McpRequestContext {
   protocolVersion: string;
   method: string;
   jsonRpcId: JsonRpcId;
-  /** Modern: `_meta` clientInfo when it is an object with a string `name`. Legacy: absent. */
+  /**
+   * Modern: `_meta` clientInfo when it is an object with a string `name`. Legacy: the `clientInfo`
+   * of `initialize`, read back from a valid `Mcp-Session-Id`; absent without one.
+   */
   clientInfo?: McpClientInfo;
   /**
    * Modern: this request's declared capabilities. Legacy: `{}` (the endpoint is stateless and
@@ -132,6 +136,11 @@ export interface McpEndpointOptions<TExtra> {
   onInternalError: (error: unknown, ctx: McpRequestContext, extra: TExtra) => void;
   /** Called exactly once per `handle()` call. Must not throw. */
   observe?: (event: McpObservation) => void;
+  /**
+   * 2025 era: mint an `Mcp-Session-Id` carrying `clientInfo` at `initialize`, read it back on later
+   * requests (unknown ids answer 404). Absent: no session ids at all.
+   */
+  sessionIds?: McpSessionIds;
   /** `server/discover` cache lifetime (its `cacheScope` is always `public`). Default 300 000 ms. */
   discoverTtlMs?: number;
 }

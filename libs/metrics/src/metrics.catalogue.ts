@@ -122,6 +122,8 @@ export type ConfirmationOutcome = (typeof CONFIRMATION_OUTCOMES)[number];
  * (`method_not_allowed`), and `optional_method`: GET (a server stream) or DELETE (a session end),
  * which the spec lets every client try and which a stateless server rightly answers 405. The
  * official SDKs and the Inspector send those in normal operation, so alerts ignore that reason.
+ * `session_not_found`: a 2025 `Mcp-Session-Id` this server did not issue (404; after a signing key
+ * is dropped, or replicas holding different keys).
  */
 export const TRANSPORT_REJECTION_REASONS = [
   'unauthenticated',
@@ -135,6 +137,7 @@ export const TRANSPORT_REJECTION_REASONS = [
   'unsupported_media_type',
   'method_not_allowed',
   'optional_method',
+  'session_not_found',
 ] as const;
 export type TransportRejectionReason = (typeof TRANSPORT_REJECTION_REASONS)[number];
 

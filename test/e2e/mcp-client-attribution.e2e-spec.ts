@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import type { Json } from '../support/mcp-peers.js';
+import { legacyToolCall } from '../support/raw-mcp.js';
+
+/**
+ * A 2025-era client is named in the call history, the audit trail and the logs although the server
+ * keeps no session: `initialize` answers with a signed `Mcp-Session-Id` carrying its `clientInfo`,
+ * which the client sends back on every request. Without a session id, the `User-Agent` product
+ * names it; an id the server did not issue is a 404, after which the client initializes again.
+ */
+
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => t?.close());
+
+async function historyRow(requestId: string): Promise<Json> {
+  const res = await t.request('/v1/mcp/tool-calls?tool=create_account&limit=100', {
+    token: 'owner',
+  });
+  expect(res.status).toBe(200);
+  const page: Json = await res.json();
+  const row: Json = page.data.find((r: Json) => r.request_id === requestId);
+  expect(row, `history row of ${requestId}`).toBeDefined();
+  return row;
+}
+
+async function auditEvent(requestId: string): Promise<Json> {
+  const res = await t.request('/v1/audit-events?channel=mcp&limit=100', { token: 'owner' });
+  expect(res.status).toBe(200);
+  const page: Json = await res.json();
+  const event: Json = page.data.find((e: Json) => e.request_id === requestId);
+  expect(event, `audit event of ${requestId}`).toBeDefined();
+  return event;
+}
+
+describe('client attribution in the 2025 era', () => {
+  it('names the v1 SDK client by its clientInfo, through the session id it was given', async () => {
+    const sessionIds: (string | null)[] = [];
+    const client = new ClientV1({ name: 'Attribution Probe', version: '4.2.0' });
+    const transport = new TransportV1(new URL(`${t.url}/mcp`), {
+      requestInit: {
+        headers: { authorization: `Bearer ${t.tokens.owner}`, 'x-request-id': 'attr-v1-sdk' },
+      },
+      fetch: async (input, init) => {
+        sessionIds.push(new Headers(init?.headers).get('mcp-session-id'));
+        return fetch(input, init);
+      },
+    });
+    await client.connect(transport);
+    try {
+      expect(transport.sessionId).toMatch(/^[\x21-\x7e]+$/);
+      const result = await client.callTool({
+        name: 'create_account',
+        arguments: { name: 'Attributed Ltd' },
+      });
+      expect(result.isError ?? false).toBe(false);
+      // initialize went without an id; everything after it carried the one it was given.
+      expect(sessionIds[0]).toBeNull();
+      expect(sessionIds.slice(1).every((id) => id === transport.sessionId)).toBe(true);
+    } finally {
+      await client.close();
+    }
+
+    expect(await historyRow('attr-v1-sdk')).toMatchObject({
+      client_name: 'Attribution Probe',
+      era: '2025',
+    });
+    expect(await auditEvent('attr-v1-sdk')).toMatchObject({ client_name: 'Attribution Probe' });
+  });
+
+  it('names a client that sends no session id by its User-Agent product', async () => {
+    const res = await legacyToolCall(
+      t.url,
+      t.tokens.owner,
+      'create_account',
+      { name: 'UA Ltd' },
+      {
+        requestId: 'attr-user-agent',
+        protocolVersion: '2025-11-25',
+        headers: { 'user-agent': 'probe-agent/7.1 (linux) node/20' },
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.result.isError ?? false).toBe(false);
+    expect(await historyRow('attr-user-agent')).toMatchObject({ client_name: 'probe-agent/7.1' });
+    expect(await auditEvent('attr-user-agent')).toMatchObject({ client_name: 'probe-agent/7.1' });
+  });
+
+  it('answers 404 to a session id it did not issue; initialize again gives a working one', async () => {
+    const forged = await legacyToolCall(
+      t.url,
+      t.tokens.owner,
+      'create_account',
+      { name: 'Never Ltd' },
+      {
+        requestId: 'attr-forged',
+        protocolVersion: '2025-11-25',
+        headers: { 'mcp-session-id': 'eyJ2IjoxLCJuIjoiZXZpbCJ9.AAAA' },
+      },
+    );
+    expect(forged.status).toBe(404);
+    expect(forged.body).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
+    const accounts: Json = await (
+      await t.request('/v1/accounts?q=Never%20Ltd', { token: 'owner' })
+    ).json();
+    expect(accounts.data).toEqual([]);
+
+    const init = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${t.tokens.owner}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'Recovered', version: '1' },
+        },
+      }),
+    });
+    expect(init.status).toBe(200);
+    const sessionId = init.headers.get('mcp-session-id');
+    expect(sessionId).not.toBeNull();
+    const again = await legacyToolCall(
+      t.url,
+      t.tokens.owner,
+      'create_account',
+      { name: 'Recovered Ltd' },
+      {
+        requestId: 'attr-recovered',
+        protocolVersion: '2025-11-25',
+        headers: { 'mcp-session-id': sessionId ?? '' },
+      },
+    );
+    expect(again.status).toBe(200);
+    expect(await historyRow('attr-recovered')).toMatchObject({ client_name: 'Recovered' });
+  });
+
+  it('DELETE with a session id is 405: there is no session to end', async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': 'anything', 'mcp-protocol-version': '2025-11-25' },
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+});
