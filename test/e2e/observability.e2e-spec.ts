@@ -246,13 +246,14 @@ beforeAll(async () => {
     who: ids.owner,
     era: '2025',
     protocolVersion: '2025-06-18',
-    client: null,
+    // No session id: the User-Agent product names the client.
+    client: 'obs-legacy/1.0',
     response: await legacyToolCall(
       s.url,
       s.tokens.owner,
       'list_portal_users',
       { limit: 1 },
-      { requestId: legacyId },
+      { requestId: legacyId, headers: { 'user-agent': 'obs-legacy/1.0 (e2e)' } },
     ),
   });
 
