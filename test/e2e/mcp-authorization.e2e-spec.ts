@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_SCOPES } from '@app/identity';
+import { READ_SCOPES } from '@app/access-vocabulary';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { PEERS, rpcErrorOf, textJsonOf, type Json } from '../support/mcp-peers.js';
 import {

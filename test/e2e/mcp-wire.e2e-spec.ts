@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { READ_SCOPES } from '@app/identity';
+import { READ_SCOPES } from '@app/access-vocabulary';
 import { TOOLS } from '@app/mcp-tools';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { parseMaybe, type Json } from '../support/mcp-peers.js';

@@ -9,7 +9,7 @@ import { AdminCommandsModule, OrganizationSetup } from '@app/admin-commands';
 import { AppConfig, ConfigError, ConfigModule, loadConfig } from '@app/config';
 import { DatabaseModule, EmbeddedPostgres, migrate } from '@app/database';
 import { DomainError } from '@app/errors';
-import { ROLES, SCOPES, type Scope } from '@app/identity';
+import { ROLES, SCOPES, type Scope } from '@app/access-vocabulary';
 
 /**
  * `admin.js <command> [options]` (`npm run admin -- …`): the first organisation and its owner in

@@ -10,13 +10,14 @@ import { DatabaseModule, isDatabaseUnavailable, logSafeError } from '@app/databa
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
+import { READ_SCOPES } from '@app/access-vocabulary';
 import {
   BearerAuthGuard,
   IdentityModule,
   INTERNAL_DISPATCH_HEADER,
   redactUrl,
-  READ_SCOPES,
 } from '@app/identity';
+import { MeModule } from '@app/me';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { McpHistoryModule } from '@app/mcp-history';
@@ -92,6 +93,7 @@ export class AppModule {
         HealthModule,
         MetricsModule,
         IdentityModule,
+        MeModule,
         AccessModule,
         RateLimitModule,
         DemoModule,

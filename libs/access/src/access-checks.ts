@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '@app/errors';
-import { OAUTH_GRANTABLE_SCOPES, scopeOf, scopesReach, type Principal } from '@app/identity';
+import { OAUTH_GRANTABLE_SCOPES, scopeOf, scopesReach } from '@app/access-vocabulary';
+import { type Principal } from '@app/identity';
 import type { AccessRequirement } from '@app/access-vocabulary';
 
 /** One authorization check. Returns the refusal, or `null` to let the next check run. */

@@ -1,6 +1,7 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { IS_PUBLIC, RequestContext } from '@app/identity';
+import { IS_PUBLIC } from '@app/access-vocabulary';
+import { RequestContext } from '@app/identity';
 import type { AccessRequirement } from '@app/access-vocabulary';
 import { AccessPolicy } from './access.policy.js';
 import { ACCESS_PER_OPERATION, ACCESS_REQUIREMENT } from './requires-access.decorator.js';

@@ -3,15 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { isUniqueViolation } from '@app/database';
 import { DomainError } from '@app/errors';
-import {
-  IdentityRepository,
-  MembershipsRepository,
-  ROLE_PERMISSIONS,
-  SCOPES,
-  TokensService,
-  type Role,
-  type Scope,
-} from '@app/identity';
+import { ROLE_PERMISSIONS, SCOPES, type Role, type Scope } from '@app/access-vocabulary';
+import { IdentityRepository, MembershipsRepository, TokensService } from '@app/identity';
 import { SignInLinkService } from '@app/oauth-server';
 
 export interface CreatedOrganization {

@@ -5,13 +5,12 @@ import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import {
   IS_PUBLIC,
-  RequestContext,
   type MembershipStatus,
   type Permission,
-  type Principal,
   type Role,
   type Scope,
-} from '@app/identity';
+} from '@app/access-vocabulary';
+import { RequestContext, type Principal } from '@app/identity';
 
 /** The header the console sends its CSRF token in (the person-session library's). */
 export const CONSOLE_CSRF_HEADER = 'x-csrf-token';

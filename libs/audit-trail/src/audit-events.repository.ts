@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { contains, CURSOR_TIMESTAMP_SQL, equals, newestFirstQuery } from '@app/rest-contract';
-import type { Channel, TokenKind } from '@app/identity';
+import type { TokenKind } from '@app/access-vocabulary';
+import type { Channel } from '@app/identity';
 import type { AuditChanges } from './audit-changes.js';
 import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
 

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
-import { RequestContext, type Channel, type TokenKind } from '@app/identity';
+import { type TokenKind } from '@app/access-vocabulary';
+import { RequestContext, type Channel } from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,

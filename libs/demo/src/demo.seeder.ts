@@ -1,13 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import {
-  IdentityRepository,
-  MembershipsRepository,
-  READ_SCOPES,
-  ROLE_PERMISSIONS,
-  SCOPES,
-  TokensService,
-  type Scope,
-} from '@app/identity';
+import { READ_SCOPES, ROLE_PERMISSIONS, SCOPES, type Scope } from '@app/access-vocabulary';
+import { IdentityRepository, MembershipsRepository, TokensService } from '@app/identity';
 import type { DemoTokenSecrets } from './demo-tokens.js';
 import { PlatformDemoContent } from './platform-demo-content.js';
 

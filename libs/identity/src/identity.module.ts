@@ -3,7 +3,6 @@ import { PassportModule } from '@nestjs/passport';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { IdentityRepository } from './identity.repository.js';
-import { MeController } from './me.controller.js';
 import { MembershipsRepository } from './memberships.repository.js';
 import { InternalDispatchRegistry } from './internal-dispatch.registry.js';
 import { RequestContext } from './request-context.js';
@@ -13,7 +12,6 @@ import { TokensService } from './tokens.service.js';
 /** People, organisations, memberships, tokens; bearer authentication; the request's caller. */
 @Module({
   imports: [PassportModule.register({ session: false })],
-  controllers: [MeController],
   providers: [
     BearerStrategy,
     BearerAuthGuard,

@@ -1,4 +1,3 @@
-export * from '@app/access-vocabulary';
 export type { CallerContext, Channel, Principal } from './principal.js';
 export type {
   ApiToken,
@@ -22,7 +21,6 @@ export {
   type NewToken,
   type OAuthAccessToken,
 } from './tokens.repository.js';
-export { ME_ENDPOINTS, MeResponse } from './me.controller.js';
 export {
   INTERNAL_DISPATCH_HEADER,
   InternalDispatchRegistry,

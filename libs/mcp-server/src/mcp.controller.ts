@@ -3,7 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ChecksAccessPerOperation } from '@app/access';
 import { DomainError } from '@app/errors';
-import { Public, RequestContext } from '@app/identity';
+import { Public } from '@app/access-vocabulary';
+import { RequestContext } from '@app/identity';
 import {
   isAcceptable,
   McpEndpointService,

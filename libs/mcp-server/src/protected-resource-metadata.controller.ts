@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AppConfig } from '@app/config';
-import { Public, READ_SCOPES, type Scope } from '@app/identity';
+import { Public, READ_SCOPES, type Scope } from '@app/access-vocabulary';
 
 /** RFC 9728 OAuth Protected Resource Metadata for the MCP endpoint. */
 export interface ProtectedResourceMetadata {

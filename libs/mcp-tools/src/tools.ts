@@ -1,6 +1,6 @@
 import { ACCOUNTS_ENDPOINTS } from '@app/accounts';
 import { AUDIT_TRAIL_ENDPOINTS } from '@app/audit-trail';
-import { ME_ENDPOINTS } from '@app/identity';
+import { ME_ENDPOINTS } from '@app/me';
 import { PORTAL_USERS_ENDPOINTS } from '@app/portal-users';
 import type { ToolAnnotations, ToolDefinition } from './tool-definition.js';
 

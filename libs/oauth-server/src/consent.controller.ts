@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '@app/identity';
+import { Public } from '@app/access-vocabulary';
 import { ConsentService, type ConsentOutcome } from './consent.service.js';
 import { PAGE_CSP } from './pages.js';
 

@@ -1,4 +1,4 @@
-import { READ_SCOPES, WRITE_SCOPES, type Scope } from '@app/identity';
+import { READ_SCOPES, WRITE_SCOPES, type Scope } from '@app/access-vocabulary';
 
 /**
  * The scopes an OAuth client may be granted: read-only, today. A client a person authorized acts

@@ -13,7 +13,7 @@ import {
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
-import { Public } from '@app/identity';
+import { Public } from '@app/access-vocabulary';
 import { safeReturnPath } from './browser-secrets.js';
 import { messagePage, PAGE_CSP, signInLinkPage, signInPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';

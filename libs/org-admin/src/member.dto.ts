@@ -6,7 +6,7 @@ import {
   type MembershipStatus,
   type Permission,
   type Role,
-} from '@app/identity';
+} from '@app/access-vocabulary';
 import { OptionalNotNull, Out, PageQueryDto } from '@app/rest-contract';
 
 const MEMBERSHIP_STATUSES = ['active', 'inactive'] as const;

@@ -3,14 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AuditTrail, changesBetween, hasChanges } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
+import { PERMISSIONS, ROLE_PERMISSIONS, type Permission } from '@app/access-vocabulary';
 import {
   MembershipsRepository,
-  PERMISSIONS,
   RequestContext,
-  ROLE_PERMISSIONS,
   type MemberRow,
   type MembershipValues,
-  type Permission,
 } from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,

@@ -3,14 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { AuditTrail, creationChanges } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
-import {
-  RequestContext,
-  scopeParts,
-  scopesReach,
-  TokensRepository,
-  TokensService,
-  type ApiToken,
-} from '@app/identity';
+import { scopeParts, scopesReach } from '@app/access-vocabulary';
+import { RequestContext, TokensRepository, TokensService, type ApiToken } from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,

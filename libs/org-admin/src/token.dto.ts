@@ -10,7 +10,7 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
-import { SCOPES, type Scope, type TokenKind } from '@app/identity';
+import { SCOPES, type Scope, type TokenKind } from '@app/access-vocabulary';
 import { Out, PageQueryDto, Timestamp, Trim } from '@app/rest-contract';
 
 export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;

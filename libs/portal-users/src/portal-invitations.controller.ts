@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiConsumes, ApiExcludeEndpoint, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '@app/identity';
+import { Public } from '@app/access-vocabulary';
 import { Endpoint, type Plain } from '@app/rest-contract';
 import { INVITATION_PAGE_HEADERS } from './invitation-page.js';
 import { InvitationPagesService, type HtmlPage } from './invitation-pages.service.js';

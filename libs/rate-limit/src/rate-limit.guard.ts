@@ -2,7 +2,8 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@app/errors';
-import { INTERNAL_DISPATCH_HEADER, IS_PUBLIC, RequestContext } from '@app/identity';
+import { IS_PUBLIC } from '@app/access-vocabulary';
+import { INTERNAL_DISPATCH_HEADER, RequestContext } from '@app/identity';
 import { RateLimitService } from './rate-limit.service.js';
 
 export function rateLimited(retryAfterSeconds: number): DomainError {

@@ -11,10 +11,8 @@ import {
   type Scope,
   type TokenKind,
 } from '@app/access-vocabulary';
-import type { Channel } from './principal.js';
 import { DomainError } from '@app/errors';
-import { IdentityRepository } from './identity.repository.js';
-import { RequestContext } from './request-context.js';
+import { IdentityRepository, RequestContext, type Channel } from '@app/identity';
 
 class MePerson {
   @Out.uuid() id: string;
