@@ -89,89 +89,82 @@ describe('npm run admin (the built command, a fresh database)', () => {
     expect(again.err).toContain('already exists');
   }, 240_000);
 
-  // Known issue (open, see the closing note of 2026-12-02): on the embedded test engine
-  // (pglite-socket) the third command in a row cannot get a connection within the 5 s connect
-  // timeout added for bounded failures; on real Postgres (CI's second run) it passes.
-  it.skipIf(process.env.DATABASE_URL === undefined)(
-    'user:add and token:create for scripts; clear errors and exit codes (real Postgres)',
-    async () => {
-      const added = await admin(
-        'user:add',
-        '--org',
-        'initech-ltd',
-        '--email',
-        'milton@initech.example',
-        '--role',
-        'viewer',
-      );
-      expect(added.code, added.err).toBe(0);
-      expect(JSON.parse(added.out).user).toMatchObject({
-        email: 'milton@initech.example',
-        role: 'viewer',
-        created: true,
-      });
-      expect(
-        (await admin('user:add', '--org', 'initech-ltd', '--email', 'milton@initech.example')).code,
-      ).toBe(3);
+  it('user:add and token:create for scripts; clear errors and exit codes', async () => {
+    const added = await admin(
+      'user:add',
+      '--org',
+      'initech-ltd',
+      '--email',
+      'milton@initech.example',
+      '--role',
+      'viewer',
+    );
+    expect(added.code, added.err).toBe(0);
+    expect(JSON.parse(added.out).user).toMatchObject({
+      email: 'milton@initech.example',
+      role: 'viewer',
+      created: true,
+    });
+    expect(
+      (await admin('user:add', '--org', 'initech-ltd', '--email', 'milton@initech.example')).code,
+    ).toBe(3);
 
-      const token = await admin(
-        'token:create',
-        '--org',
-        'initech-ltd',
-        '--email',
-        'milton@initech.example',
-        '--name',
-        'report',
-        '--scopes',
-        'audit:read',
-        '--expires-days',
-        '30',
-      );
-      expect(token.code, token.err).toBe(0);
-      expect(JSON.parse(token.out).token).toMatchObject({ name: 'report', scopes: ['audit:read'] });
+    const token = await admin(
+      'token:create',
+      '--org',
+      'initech-ltd',
+      '--email',
+      'milton@initech.example',
+      '--name',
+      'report',
+      '--scopes',
+      'audit:read',
+      '--expires-days',
+      '30',
+    );
+    expect(token.code, token.err).toBe(0);
+    expect(JSON.parse(token.out).token).toMatchObject({ name: 'report', scopes: ['audit:read'] });
 
-      const cases: Array<[string[], number, string]> = [
+    const cases: Array<[string[], number, string]> = [
+      [
+        ['token:create', '--org', 'nowhere', '--email', 'a@b.example', '--name', 'n'],
+        4,
+        'No organisation',
+      ],
+      [
+        ['token:create', '--org', 'initech-ltd', '--email', 'stranger@x.example', '--name', 'n'],
+        4,
+        'not a member',
+      ],
+      [
         [
-          ['token:create', '--org', 'nowhere', '--email', 'a@b.example', '--name', 'n'],
-          4,
-          'No organisation',
-        ],
-        [
-          ['token:create', '--org', 'initech-ltd', '--email', 'stranger@x.example', '--name', 'n'],
-          4,
-          'not a member',
-        ],
-        [
-          [
-            'token:create',
-            '--org',
-            'initech-ltd',
-            '--email',
-            'milton@initech.example',
-            '--name',
-            'n',
-            '--scopes',
-            'root',
-          ],
-          2,
+          'token:create',
+          '--org',
+          'initech-ltd',
+          '--email',
+          'milton@initech.example',
+          '--name',
+          'n',
           '--scopes',
+          'root',
         ],
-        [['org:create', '--name', 'X', '--owner-email', 'not-an-email'], 2, '--owner-email'],
-        [['org:create', '--owner-email', 'a@b.example'], 2, '--name is required'],
-        [
-          ['user:add', '--org', 'initech-ltd', '--email', 'a@b.example', '--role', 'god'],
-          2,
-          '--role',
-        ],
-        [['frobnicate'], 2, 'unknown command'],
-        [['org:create', '--bogus'], 2, 'usage'],
-      ];
-      for (const [args, code, message] of cases) {
-        const r = await admin(...args);
-        expect(r.code, args.join(' ')).toBe(code);
-        expect(r.err, args.join(' ')).toContain(message);
-      }
-    },
-    240_000,
-  );
+        2,
+        '--scopes',
+      ],
+      [['org:create', '--name', 'X', '--owner-email', 'not-an-email'], 2, '--owner-email'],
+      [['org:create', '--owner-email', 'a@b.example'], 2, '--name is required'],
+      [
+        ['user:add', '--org', 'initech-ltd', '--email', 'a@b.example', '--role', 'god'],
+        2,
+        '--role',
+      ],
+      [['frobnicate'], 2, 'unknown command'],
+      [['org:create', '--bogus'], 2, 'usage'],
+    ];
+    for (const [args, code, message] of cases) {
+      const r = await admin(...args);
+      expect(r.code, args.join(' ')).toBe(code);
+      expect(r.err, args.join(' ')).toContain(message);
+    }
+  }, 240_000);
 });

@@ -44,7 +44,11 @@ class AdminAppModule {
         ConfigModule.forRoot(config),
         // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment -- Nest's documented options object
         ClsModule.forRoot({ global: true }),
-        DatabaseModule.forRoot(databaseUrl, 2),
+        // One connection: the commands are sequential, and a statement issued outside the
+        // command's transaction while it is open then fails within the connect timeout on every
+        // engine (on a bigger pool it would pass on Postgres and block the embedded engine, which
+        // serialises connections while a transaction is open).
+        DatabaseModule.forRoot(databaseUrl, 1),
         AdminCommandsModule,
       ],
     };

@@ -28,6 +28,9 @@ export interface CreatedToken {
  * What the `admin` command does, through the identity and sign-in services (no SQL of its own):
  * the first organisation and its owner in production, people added to it, tokens for scripts.
  * Each command is one transaction; the secrets it returns are shown once and stored hashed.
+ * Inside a transaction every statement goes through its manager (`tx`): the command runs on one
+ * connection (see `admin.ts`), so a statement on another would wait for that connection until the
+ * connect timeout, on every engine.
  */
 @Injectable()
 export class OrganizationSetup {
@@ -103,8 +106,9 @@ export class OrganizationSetup {
     name: string;
     role: Exclude<Role, 'custom'>;
   }): Promise<AddedUser> {
+    // Before the transaction: every statement inside it goes through `tx`, on its one connection.
+    const org = await this.organization(input.organizationSlug);
     const result = await this.ds.transaction(async (tx) => {
-      const org = await this.organization(input.organizationSlug);
       const existing = await this.identity.findUserByEmail(input.email, tx);
       if (existing !== null && (await this.memberships.find(org.id, existing.id, tx))) {
         throw new DomainError(
