@@ -1,6 +1,9 @@
 /**
  * The leaf every library may import: small, dependency-free helpers that would otherwise be
- * copied into each library that needs them. Nothing here knows about Nest, HTTP, SQL or MCP.
+ * copied into each library that needs them. Nothing here knows about Nest, HTTP or SQL; the
+ * arguments digest and the prompt-text sanitiser are plain functions on JSON values and strings.
  */
 export { unreachable } from './unreachable.js';
 export { isJsonObject } from './json-object.js';
+export { argumentsDigest, canonicalJson, MAX_ARGUMENTS_DEPTH } from './arguments-digest.util.js';
+export { sanitizeForPrompt } from './prompt-text.util.js';

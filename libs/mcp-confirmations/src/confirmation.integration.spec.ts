@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule, dataSourceOptions } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
-import { argumentsDigest } from './arguments-digest.util.js';
+import { argumentsDigest } from '@app/common';
 import { ConfirmationLedger } from './confirmation.ledger.js';
 import {
   ConfirmationService,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppConfig } from '@app/config';
-import { argumentsDigest } from './arguments-digest.util.js';
+import { argumentsDigest } from '@app/common';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
 import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';

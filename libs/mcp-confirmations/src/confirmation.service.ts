@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { argumentsDigest, sanitizeForPrompt, unreachable } from '@app/common';
 import { AppConfig } from '@app/config';
-import { argumentsDigest } from './arguments-digest.util.js';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
 import {
   elicitationRequest,
@@ -9,9 +9,7 @@ import {
   type ConfirmationElicitationRequest,
 } from './confirmation-elicitation.util.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
-import { sanitizeForPrompt } from './prompt-text.util.js';
 import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';
-import { unreachable } from '@app/common';
 
 export interface AskInput {
   organizationId: string;

@@ -30,8 +30,6 @@ export {
   McpConfirmationEntity,
   type ConfirmationStatus,
 } from './mcp-confirmation.entity.js';
-export { argumentsDigest, canonicalJson, MAX_ARGUMENTS_DEPTH } from './arguments-digest.util.js';
-export { sanitizeForPrompt } from './prompt-text.util.js';
 export {
   CONFIRMATION_INPUT_KEY,
   elicitationRequest,

@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { ERA_LABELS } from '@app/mcp-transport';
 import { Out, TimeRangeQueryDto, Trim } from '@app/rest-contract';
 import { OutNumber } from './out-number.decorator.js';
 import { TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './tool-call-outcome.js';
 
-export const TOOL_CALL_ERAS = ['2025', '2026-07-28'] as const;
+/** The eras a call is recorded under (the transport's labels). */
+export const TOOL_CALL_ERAS = ERA_LABELS;
 
 export class ToolCallIdParamsDto {
   @ApiProperty({ format: 'uuid', description: 'Tool call id.' })

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { EraLabel } from '@app/mcp-transport';
 
 @Entity({ name: 'mcp_tool_calls' })
 export class ToolCallEntity {
@@ -21,7 +22,7 @@ export class ToolCallEntity {
   clientName: string | null;
 
   @Column({ type: 'text' })
-  era: '2025' | '2026-07-28';
+  era: EraLabel;
 
   @Column({ name: 'protocol_version', type: 'text' })
   protocolVersion: string;

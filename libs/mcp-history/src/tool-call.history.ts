@@ -2,8 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { argumentsDigest } from '@app/mcp-confirmations';
-import { normalizeClientString } from '@app/mcp-transport';
+import { argumentsDigest } from '@app/common';
+import { normalizeClientString, type EraLabel } from '@app/mcp-transport';
 
 export interface ToolCallRow {
   id: string;
@@ -14,7 +14,7 @@ export interface ToolCallRow {
   tool: string;
   /** As the client reported it (normalised here too). */
   clientName: string | null;
-  era: '2025' | '2026-07-28';
+  era: EraLabel;
   protocolVersion: string;
   status: string;
   isError: boolean;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import type { EraLabel } from '@app/mcp-transport';
 import { equals, newestFirstQuery, type Condition, type SqlQuery } from '@app/rest-contract';
 import { outcomeSql } from './tool-call-outcome.js';
 
@@ -10,7 +11,7 @@ export interface StoredToolCall {
   tool: string;
   status: string;
   is_error: boolean;
-  era: '2025' | '2026-07-28';
+  era: EraLabel;
   protocol_version: string;
   client_name: string | null;
   user_id: string;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpObservation } from '@app/mcp-transport';
+import { eraLabel, type McpObservation } from '@app/mcp-transport';
 import { MetricsService, type McpEra, type McpRequestOutcome } from '@app/metrics';
 
 const NOTIFICATION_PREFIX = 'notifications/';
@@ -26,7 +26,7 @@ export class McpRequestMetrics {
       return;
     }
     this.metrics.recordMcpRequest(
-      eraLabel(event),
+      eraOf(event),
       event.method,
       this.outcomeLabel(event),
       event.durationMs / 1000,
@@ -46,8 +46,8 @@ export class McpRequestMetrics {
   }
 }
 
-function eraLabel(event: McpObservation): McpEra {
+function eraOf(event: McpObservation): McpEra {
   // A body that is not one JSON-RPC message (unparseable, batch, not an object) has no era.
   if (event.method === 'unknown' && FRAMING_ERRORS.has(event.outcome)) return 'unknown';
-  return event.era === 'modern' ? '2026-07-28' : '2025';
+  return eraLabel(event.era);
 }

@@ -1,11 +1,10 @@
-import { isJsonObject, unreachable } from '@app/common';
+import { isJsonObject, sanitizeForPrompt, unreachable } from '@app/common';
 import { Injectable, Logger } from '@nestjs/common';
 import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
   ConfirmationService,
   ConfirmationUnavailableError,
-  sanitizeForPrompt,
   type RedeemOutcome,
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';

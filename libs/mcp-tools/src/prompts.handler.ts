@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AccessPolicy, type AccessRequirement } from '@app/access';
-import { sanitizeForPrompt } from '@app/mcp-confirmations';
+import { sanitizeForPrompt } from '@app/common';
 import {
   INVALID_PARAMS,
+  isFirstRevision,
   McpError,
   type McpCacheHint,
   type McpHandlerOutcome,
@@ -215,7 +216,7 @@ export class PromptsHandler {
 
   async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpHandlerOutcome> {
     assertFirstPage(params);
-    const prompts = ctx.protocolVersion === '2025-03-26' ? this.listingV1 : this.listing;
+    const prompts = isFirstRevision(ctx.protocolVersion) ? this.listingV1 : this.listing;
     return { kind: 'complete', result: { prompts }, cache: LIST_CACHE };
   }
 

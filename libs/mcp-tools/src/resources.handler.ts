@@ -5,6 +5,7 @@ import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@
 import type { CallerContext } from '@app/identity';
 import {
   INVALID_PARAMS,
+  isFirstRevision,
   McpError,
   type McpCacheHint,
   type McpHandlerOutcome,
@@ -290,7 +291,7 @@ function byRevision(entries: readonly Record<string, unknown>[]): {
 }
 
 function pick<T>(listing: { v1: T; v2: T }, ctx: McpRequestContext): T {
-  return ctx.protocolVersion === '2025-03-26' ? listing.v1 : listing.v2;
+  return isFirstRevision(ctx.protocolVersion) ? listing.v1 : listing.v2;
 }
 
 function envelopeOf(body: unknown): ErrorEnvelope | undefined {

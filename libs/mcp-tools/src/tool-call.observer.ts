@@ -5,7 +5,7 @@ import {
   boundLabel,
   type ToolCallStatus,
 } from '@app/metrics';
-import type { McpRequestContext } from '@app/mcp-transport';
+import { eraLabel, type McpRequestContext } from '@app/mcp-transport';
 import { ConfirmationService } from '@app/mcp-confirmations';
 import { ToolCallHistory } from '@app/mcp-history';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
@@ -58,7 +58,7 @@ export class ToolCallObserver {
       token: p.tokenId,
       user: p.userId,
       client,
-      era: o.ctx.era === 'modern' ? '2026-07-28' : '2025',
+      era: eraLabel(o.ctx.era),
       protocolVersion: o.ctx.protocolVersion,
       status: o.status,
       isError,
@@ -80,7 +80,7 @@ export class ToolCallObserver {
           userId: p.userId,
           tool: o.tool ?? o.attemptedTool,
           clientName: client,
-          era: o.ctx.era === 'modern' ? '2026-07-28' : '2025',
+          era: eraLabel(o.ctx.era),
           protocolVersion: o.ctx.protocolVersion,
           status: o.status,
           isError,

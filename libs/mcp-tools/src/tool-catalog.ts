@@ -1,6 +1,7 @@
 import { isJsonObject } from '@app/common';
 import { requirementOf, type AccessRequirement } from '@app/access-vocabulary';
 import { Injectable } from '@nestjs/common';
+import { isFirstRevision } from '@app/mcp-transport';
 import type { DtoClass } from '@app/rest-contract';
 import { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -132,7 +133,7 @@ export class ToolCatalog {
   }
 
   list(protocolVersion: string): readonly Record<string, unknown>[] {
-    return protocolVersion === '2025-03-26' ? this.listingV1 : this.listingV2;
+    return isFirstRevision(protocolVersion) ? this.listingV1 : this.listingV2;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ErrorEnvelope } from '@app/errors';
+import { isFirstRevision } from '@app/mcp-transport';
 
 export type ToolResult = Record<string, unknown> & {
   content: Array<{ type: 'text'; text: string }>;
@@ -11,7 +12,7 @@ export type ToolResult = Record<string, unknown> & {
  * (which always carries the same JSON).
  */
 export function supportsStructuredContent(protocolVersion: string): boolean {
-  return protocolVersion !== '2025-03-26';
+  return !isFirstRevision(protocolVersion);
 }
 
 /** `json`: `value` already serialised (the REST body as sent), so it is not stringified twice. */

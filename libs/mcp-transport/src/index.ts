@@ -2,10 +2,13 @@ export { McpEndpointService } from './mcp-endpoint.service.js';
 export { McpError } from './mcp.error.js';
 export { decodeHeaderValue, isAcceptable } from './http-headers.util.js';
 export {
+  ERA_LABELS,
+  eraLabel,
   HEADER_MISMATCH,
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
+  isFirstRevision,
   LEGACY_PROTOCOL_VERSIONS,
   METHOD_NOT_FOUND,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -14,6 +17,7 @@ export {
   RESOURCE_NOT_FOUND_LEGACY,
   SUPPORTED_PROTOCOL_VERSIONS,
   UNSUPPORTED_PROTOCOL_VERSION,
+  type EraLabel,
   type HandledMethod,
   type LegacyProtocolVersion,
   type ModernProtocolVersion,

@@ -47,6 +47,26 @@ export function isSupportedProtocolVersion(value: string): value is SupportedPro
   return SUPPORTED_SET.has(value);
 }
 
+/**
+ * How an era is named outside the transport (metrics labels, the call history, its API): the
+ * 2025 revisions as one, the stateless revision by its date.
+ */
+export const ERA_LABELS = ['2025', '2026-07-28'] as const;
+export type EraLabel = (typeof ERA_LABELS)[number];
+
+export function eraLabel(era: 'legacy' | 'modern'): EraLabel {
+  return era === 'modern' ? '2026-07-28' : '2025';
+}
+
+/**
+ * True for 2025-03-26, whose shapes lack what 2025-06-18 added: `title` on tools, prompts,
+ * resources, templates and `Implementation`, and a tool's `outputSchema` and `structuredContent`.
+ * Every list and result keeps the shape of the revision it answers.
+ */
+export function isFirstRevision(protocolVersion: string): boolean {
+  return protocolVersion === LEGACY_PROTOCOL_VERSIONS[0];
+}
+
 /** Request `_meta` keys of the modern era (exact spelling, including the slash). */
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';

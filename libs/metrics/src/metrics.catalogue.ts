@@ -5,6 +5,8 @@
  * against this file. Add a metric here first; never create one anywhere else.
  */
 
+import { ERA_LABELS } from '@app/mcp-transport';
+
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 
 export interface MetricDefinition {
@@ -47,7 +49,8 @@ function isAllowed<T extends string>(value: string, allowed: ReadonlySet<T>): va
 }
 
 /** Protocol era of an MCP request. `unknown` when it could not be told (e.g. an unparseable body). */
-export const MCP_ERAS = ['2025', '2026-07-28', 'unknown'] as const;
+/** The transport's era labels, and `unknown` for a body that is not one JSON-RPC message. */
+export const MCP_ERAS = [...ERA_LABELS, 'unknown'] as const;
 export type McpEra = (typeof MCP_ERAS)[number];
 
 /**
