@@ -1,0 +1,203 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, requireBuild } from '../support/built-server.js';
+
+/**
+ * What a person or a log shipper sees when the BUILT server starts (requires `npm run build`), on the
+ * embedded default (the first run of a newcomer; DATABASE_URL of the test run is not passed on):
+ * - the port already taken: one clear line on stderr, exit code 1, no stack anywhere, no tokens file;
+ * - stdout a terminal: a short human banner on stderr with the URLs and the tokens file, even with
+ *   LOG_LEVEL=warn, while stdout carries JSON only;
+ * - stdout a pipe (a log shipper): JSON on stdout, no banner.
+ *
+ * A terminal comes from util-linux `script` (a pseudo-terminal for stdout, stderr redirected to a
+ * file); without it the terminal case is skipped with a message.
+ */
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const MAIN = join(ROOT, 'dist/apps/server/src/main.js');
+const SCRIPT = '/usr/bin/script';
+const STARTUP_TIMEOUT_MS = 120_000;
+/** oidc-provider's own notice on Node 20 (see README, "Node version"); not ours to judge here. */
+const RUNTIME_NOTICE = /^oidc-provider WARNING: Unsupported runtime/;
+
+let work: string | undefined;
+beforeAll(async () => {
+  requireBuild();
+  work = await mkdtemp(join(tmpdir(), 'platform-startup-'));
+});
+afterAll(async () => {
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+/** A path in this file's temporary directory. */
+function inWork(name: string): string {
+  if (work === undefined) throw new Error('beforeAll did not run');
+  return join(work, name);
+}
+
+function serverEnv(dataDir: string, port: number, extra: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+  return env;
+}
+
+function linesOf(text: string): string[] {
+  return text
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+}
+
+function ourLines(stderr: string): string[] {
+  return linesOf(stderr)
+    .map((l) => l.trim())
+    .filter((l) => !RUNTIME_NOTICE.test(l));
+}
+
+function expectJsonOnly(stdout: string): Array<Record<string, unknown>> {
+  return linesOf(stdout).map((line) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      throw new Error(`stdout line is not JSON: ${line}`);
+    }
+    expect(parsed).toBeTypeOf('object');
+    // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- checked to be an object above
+    return parsed as Record<string, unknown>;
+  });
+}
+
+function collect(child: ChildProcess): { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+  return { out: () => out, err: () => err };
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) done(child.exitCode);
+    else child.once('exit', (code) => done(code));
+  });
+}
+
+async function waitReady(url: string, alive: () => boolean): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (!alive()) throw new Error('the server exited during startup');
+    const ready = await fetch(`${url}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return;
+    await delay(200);
+  }
+  throw new Error('the server was not ready in time');
+}
+
+describe('start-up output of the built server', () => {
+  it('port in use: one clear line on stderr, exit code 1, no stack, no tokens file', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    const address = holder.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const dataDir = inWork('port-in-use');
+    try {
+      const child = spawn(process.execPath, [MAIN], {
+        cwd: ROOT,
+        env: serverEnv(dataDir, port),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output = collect(child);
+      const killer = setTimeout(() => child.kill('SIGKILL'), STARTUP_TIMEOUT_MS);
+      const code = await exitOf(child);
+      clearTimeout(killer);
+
+      expect(code).toBe(1);
+      expect(ourLines(output.err())).toEqual([
+        `Cannot listen on 127.0.0.1:${port}: the port is already in use (set PORT to another port, or stop the other process)`,
+      ]);
+      for (const stream of [output.out(), output.err()]) expect(stream).not.toMatch(/^\s+at /m);
+      const logs = expectJsonOnly(output.out());
+      expect(logs.some((l) => String(l.msg).includes('EADDRINUSE'))).toBe(true);
+      expect(existsSync(join(dataDir, 'demo-tokens.json'))).toBe(false);
+    } finally {
+      await new Promise((done) => holder.close(done));
+    }
+  }, 180_000);
+
+  it('stdout a pipe: JSON only on stdout (the URLs among it), no banner on stderr', async () => {
+    const port = await freePort();
+    const dataDir = inWork('pipe');
+    const child = spawn(process.execPath, [MAIN], {
+      cwd: ROOT,
+      env: serverEnv(dataDir, port),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = collect(child);
+    const exited = exitOf(child);
+    try {
+      await waitReady(`http://127.0.0.1:${port}`, () => child.exitCode === null);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(ourLines(output.err())).toEqual([]);
+    const messages = expectJsonOnly(output.out()).map((l) => String(l.msg));
+    expect(messages).toContain(`MCP endpoint: http://127.0.0.1:${port}/mcp`);
+  }, 180_000);
+
+  it.skipIf(!existsSync(SCRIPT))(
+    'stdout a terminal, LOG_LEVEL=warn: the banner on stderr still names the URLs; stdout stays JSON',
+    async () => {
+      const port = await freePort();
+      const dataDir = inWork('tty');
+      const errFile = inWork('tty-stderr.txt');
+      const pidFile = inWork('tty-pid.txt');
+      // The shell records its pid, then becomes the server (exec): that pid is the server's.
+      const command = `echo $$ > '${pidFile}'; exec '${process.execPath}' '${MAIN}' 2> '${errFile}'`;
+      const child = spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
+        cwd: ROOT,
+        env: serverEnv(dataDir, port, { LOG_LEVEL: 'warn' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output = collect(child);
+      const exited = exitOf(child);
+      try {
+        await waitReady(`http://127.0.0.1:${port}`, () => child.exitCode === null);
+      } finally {
+        const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+        if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGTERM');
+        else child.kill('SIGTERM');
+        await exited;
+      }
+      const base = `http://127.0.0.1:${port}`;
+      expect(ourLines(await readFile(errFile, 'utf8'))).toEqual([
+        `MCP endpoint  ${base}/mcp`,
+        `REST API      ${base}/v1   (OpenAPI: ${base}/v1/openapi.json)`,
+        `Demo tokens   ${join(dataDir, 'demo-tokens.json')}`,
+      ]);
+      // LOG_LEVEL=warn: nothing at info on stdout, and whatever is there is JSON.
+      const logs = expectJsonOnly(output.out());
+      expect(logs.filter((l) => typeof l.level === 'number' && l.level < 40)).toEqual([]);
+    },
+    180_000,
+  );
+});
