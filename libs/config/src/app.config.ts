@@ -122,6 +122,16 @@ export class AppConfig {
   })
   redisKeyPrefix = 'platform-mcp';
 
+  /**
+   * How long a resolved bearer token (person, organisation, membership, scopes) is reused without
+   * asking the database; changes invalidate it on every replica at once (LISTEN/NOTIFY). 0: never
+   * cached.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  principalCacheTtlMs = 5_000;
+
   @IsInt()
   @Min(1)
   rateLimitPerTokenPerMinute = 600;

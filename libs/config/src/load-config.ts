@@ -23,6 +23,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['MAIL_TIMEOUT_MS', 'mailTimeoutMs', 'int'],
   ['REDIS_URL', 'redisUrl', 'string'],
   ['REDIS_KEY_PREFIX', 'redisKeyPrefix', 'string'],
+  ['PRINCIPAL_CACHE_TTL_MS', 'principalCacheTtlMs', 'int'],
   ['RATE_LIMIT_PER_TOKEN_PER_MINUTE', 'rateLimitPerTokenPerMinute', 'int'],
   ['RATE_LIMIT_PER_IP_PER_MINUTE', 'rateLimitPerIpPerMinute', 'int'],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],

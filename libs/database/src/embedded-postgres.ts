@@ -1,8 +1,10 @@
+import { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { NotificationScanner } from './notification-scanner.js';
 
 /**
  * Real Postgres (PGlite, WebAssembly) served on a loopback port, so the app reaches it with the
@@ -10,11 +12,36 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
  * different connections are serialised by the socket server, so transactions stay isolated.
  */
 export class EmbeddedPostgres {
+  /** The engines running in this process, by URL (see {@link EmbeddedPostgres.at}). */
+  private static readonly running = new Map<string, EmbeddedPostgres>();
+  private readonly listened = new Set<string>();
+
   private constructor(
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
     readonly url: string,
+    private readonly notifications: EventEmitter,
   ) {}
+
+  /** The embedded engine of this process that serves `url`, if any. */
+  static at(url: string): EmbeddedPostgres | undefined {
+    return EmbeddedPostgres.running.get(url);
+  }
+
+  /**
+   * Every NOTIFY on `channel` from now on, whichever connection sent it. The engine has one
+   * session for all its connections, so Postgres hands a notification to the connection whose
+   * transaction sent it; `start` taps every response instead. Returns the unsubscribe function.
+   */
+  async listen(channel: string, listener: (payload: string) => void): Promise<() => void> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Invalid channel name: ${channel}`);
+    if (!this.listened.has(channel)) {
+      await this.db.exec(`LISTEN ${channel}`);
+      this.listened.add(channel);
+    }
+    this.notifications.on(channel, listener);
+    return () => this.notifications.off(channel, listener);
+  }
 
   /** `dataDir` keeps the data across restarts; `undefined` keeps it in memory (tests). */
   static async start(
@@ -31,6 +58,9 @@ export class EmbeddedPostgres {
       dataDir === undefined
         ? await PGlite.create({ extensions })
         : await PGlite.create({ dataDir, extensions });
+    const notifications = new EventEmitter();
+    notifications.setMaxListeners(0);
+    tapNotifications(db, (channel, payload) => notifications.emit(channel, payload));
     const server = new PGLiteSocketServer({
       db,
       host: '127.0.0.1',
@@ -42,11 +72,35 @@ export class EmbeddedPostgres {
     const port = Number(conn.slice(conn.lastIndexOf(':') + 1));
     if (!Number.isInteger(port) || port <= 0)
       throw new Error(`Embedded Postgres gave no port (${conn})`);
-    return new EmbeddedPostgres(db, server, `postgres://postgres@127.0.0.1:${port}/postgres`);
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    const embedded = new EmbeddedPostgres(db, server, url, notifications);
+    EmbeddedPostgres.running.set(url, embedded);
+    return embedded;
   }
 
   async stop(): Promise<void> {
+    EmbeddedPostgres.running.delete(this.url);
+    this.notifications.removeAllListeners();
     await this.server.stop();
     await this.db.close();
   }
+}
+
+/**
+ * Scans every response the socket server relays (it runs each client message through
+ * `execProtocolRawStream`) for notifications. A scanner per message: each response ends on a
+ * message boundary.
+ */
+function tapNotifications(db: PGlite, emit: (channel: string, payload: string) => void): void {
+  const relay = db.execProtocolRawStream.bind(db);
+  db.execProtocolRawStream = (message, options) => {
+    const scanner = new NotificationScanner(emit);
+    return relay(message, {
+      ...options,
+      onRawData: (chunk: Uint8Array) => {
+        scanner.push(chunk);
+        options.onRawData(chunk);
+      },
+    });
+  };
 }

@@ -4,6 +4,7 @@ import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { IdentityRepository } from './identity.repository.js';
 import { MembershipsRepository } from './memberships.repository.js';
+import { PrincipalCache } from './principal-cache.js';
 import { InternalDispatchRegistry } from './internal-dispatch.registry.js';
 import { RequestContext } from './request-context.js';
 import { TokensRepository } from './tokens.repository.js';
@@ -18,6 +19,7 @@ import { TokensService } from './tokens.service.js';
     IdentityRepository,
     InternalDispatchRegistry,
     MembershipsRepository,
+    PrincipalCache,
     RequestContext,
     TokensRepository,
     TokensService,
@@ -27,6 +29,7 @@ import { TokensService } from './tokens.service.js';
     IdentityRepository,
     InternalDispatchRegistry,
     MembershipsRepository,
+    PrincipalCache,
     RequestContext,
     TokensRepository,
     TokensService,

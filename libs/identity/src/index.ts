@@ -34,3 +34,4 @@ export {
   newTokenSecret,
 } from './token-secret.js';
 export { redactUrl, REDACTED } from './url-redaction.js';
+export { PrincipalCache, PRINCIPAL_CHANGED_CHANNEL } from './principal-cache.js';

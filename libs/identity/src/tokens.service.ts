@@ -10,6 +10,7 @@ import {
   looksLikeTokenSecret,
   newTokenSecret,
 } from './token-secret.js';
+import { PrincipalCache } from './principal-cache.js';
 import { TokensRepository } from './tokens.repository.js';
 
 export interface IssueTokenInput {
@@ -35,7 +36,10 @@ export interface IssuedToken {
 export class TokensService {
   private readonly logger = new Logger(TokensService.name);
 
-  constructor(private readonly repo: TokensRepository) {}
+  constructor(
+    private readonly repo: TokensRepository,
+    private readonly cache: PrincipalCache,
+  ) {}
 
   /**
    * Creates a token. OAuth tokens are read-only: asking one for a write scope or `org:admin` is
@@ -75,15 +79,19 @@ export class TokensService {
   }
 
   /**
-   * Resolves a bearer secret to its principal with one indexed query. Unknown, revoked and
-   * expired tokens are all `INVALID_TOKEN` (the caller learns nothing about which).
+   * Resolves a bearer secret to its principal with one indexed query, or none while the principal
+   * cache holds it. Unknown, revoked and expired tokens are all `INVALID_TOKEN` (the caller learns
+   * nothing about which); expiry is checked on every use, cached or not.
    */
   async authenticate(secret: string): Promise<Principal> {
     if (!looksLikeTokenSecret(secret)) throw invalidToken();
-    const row = await this.repo.findPrincipalBySecretHash(hashTokenSecret(secret));
+    const hash = hashTokenSecret(secret);
+    const row = await this.cache.resolve(hash, () => this.repo.findPrincipalBySecretHash(hash));
     if (row === undefined || row.revoked_at !== null) throw invalidToken();
     if (row.expires_at !== null && row.expires_at.getTime() <= Date.now()) throw invalidToken();
     if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() > 60_000) {
+      // A cached row remembers the write, so its next uses within the minute do not repeat it.
+      row.last_used_at = new Date();
       this.repo
         .touch(row.token_id)
         .catch((err: unknown) => this.logger.warn({ err }, 'last_used_at update failed'));

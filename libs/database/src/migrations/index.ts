@@ -11,6 +11,7 @@ import { OAuthGrantRevocation1764720000001 } from './1764720000001-oauth-grant-r
 import { OauthTokensReadOnly1764720000100 } from './1764720000100-oauth-tokens-read-only.js';
 import { AuditEventLabels1764730000000 } from './1764730000000-audit-event-labels.js';
 import { AuditEventsRequestIndex1764790000000 } from './1764790000000-audit-events-request-index.js';
+import { PrincipalChangeNotify1764800000000 } from './1764800000000-principal-change-notify.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -30,4 +31,5 @@ export const MIGRATIONS = [
   OauthTokensReadOnly1764720000100,
   AuditEventLabels1764730000000,
   AuditEventsRequestIndex1764790000000,
+  PrincipalChangeNotify1764800000000,
 ];
