@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -37,7 +38,7 @@ export class McpController {
     if (!isAcceptable(headers.accept)) {
       throw new DomainError(
         'NOT_ACCEPTABLE',
-        'This endpoint answers application/json; the Accept header must allow it (send "Accept: application/json, text/event-stream")',
+        'This endpoint answers application/json (and text/event-stream when a call sends progress or messages first); the Accept header must allow application/json (send "Accept: application/json, text/event-stream")',
       );
     }
     if (!isJsonContentType(headers['content-type'])) {
@@ -55,7 +56,18 @@ export class McpController {
       userAgentProduct: userAgentProduct(headers['user-agent']),
     };
     const response = await this.endpoint.handle(message, extra);
-    await reply.status(response.status).headers(response.headers).send(response.body);
+    const { stream } = response;
+    if (stream === undefined) {
+      await reply.status(response.status).headers(response.headers).send(response.body);
+      return;
+    }
+    // Progress, log messages and (2025) requests to the client, then the response, as they come.
+    // A client that goes away first ends the stream (2026-07-28: that cancels the request).
+    request.raw.once('close', () => stream.close());
+    await reply
+      .status(response.status)
+      .headers(response.headers)
+      .send(Readable.from(stream.chunks, { objectMode: false }));
   }
 
   /**
@@ -78,7 +90,7 @@ export class McpController {
     void reply.header('allow', 'POST');
     throw new DomainError(
       'METHOD_NOT_ALLOWED',
-      `${method} /mcp is not supported: this server is stateless and streams nothing; send each JSON-RPC message as a POST`,
+      `${method} /mcp is not supported: this server is stateless and opens no stream of its own; send each JSON-RPC message as a POST (its answer may stream)`,
     );
   }
 }

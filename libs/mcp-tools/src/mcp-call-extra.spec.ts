@@ -1,7 +1,7 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- a partial principal stands in for the real one
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '@app/identity';
-import type { McpRequestContext } from '@app/mcp-transport';
+import { detachedChannel, type McpRequestContext } from '@app/mcp-transport';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 
 function ctx(clientInfo?: { name: string }): McpRequestContext {
@@ -13,6 +13,7 @@ function ctx(clientInfo?: { name: string }): McpRequestContext {
     clientInfo,
     clientCapabilities: {},
     meta: {},
+    channel: detachedChannel(),
   };
 }
 

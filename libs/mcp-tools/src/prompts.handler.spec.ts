@@ -9,7 +9,12 @@ import {
   type AccessRequirement,
 } from '@app/access';
 import type { Principal } from '@app/identity';
-import { McpError, type McpHandlerOutcome, type McpRequestContext } from '@app/mcp-transport';
+import {
+  detachedChannel,
+  McpError,
+  type McpHandlerOutcome,
+  type McpRequestContext,
+} from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
 import { AUTHORIZATION_REFUSED } from './resources.handler.js';
@@ -81,6 +86,7 @@ const ctx = (protocolVersion = '2026-07-28'): McpRequestContext => ({
   jsonRpcId: 7,
   clientCapabilities: {},
   meta: {},
+  channel: detachedChannel(),
 });
 const extra = (p: Principal = principal()): McpCallExtra => ({ principal: p, requestId: 'req-7' });
 const handler = () => new PromptsHandler(catalogOf(MENTIONED), policy);

@@ -9,7 +9,12 @@ import {
   type AccessRequirement,
 } from '@app/access';
 import type { Principal } from '@app/identity';
-import { McpError, type McpHandlerOutcome, type McpRequestContext } from '@app/mcp-transport';
+import {
+  detachedChannel,
+  McpError,
+  type McpHandlerOutcome,
+  type McpRequestContext,
+} from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { AUTHORIZATION_REFUSED, ResourcesHandler } from './resources.handler.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
@@ -100,6 +105,7 @@ function ctx(
     clientInfo: era === 'modern' ? { name: 'test-client' } : undefined,
     clientCapabilities: {},
     meta: {},
+    channel: detachedChannel(),
   };
 }
 

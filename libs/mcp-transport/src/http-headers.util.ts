@@ -69,7 +69,8 @@ export function decodeHeaderValue(raw: string): string | null {
  * Whether a response of `application/json` satisfies the request's `Accept` header.
  *
  * Decision: the spec asks clients to list both `application/json` and `text/event-stream`, but this
- * server only ever answers `application/json` (it streams nothing), and real clients send imperfect
+ * server answers `application/json` unless a call sends messages before its result (then, and only
+ * if the client named `text/event-stream`, an SSE stream), and real clients send imperfect
  * Accept headers. So we accept: no Accept header (or an empty one), or one naming `application/json`,
  * `application/*` or the full wildcard (star/star) with a non-zero q. Anything else (e.g. only
  * `text/event-stream`, or `application/json;q=0`) cannot be satisfied: the controller answers 406.
@@ -81,6 +82,21 @@ export function isAcceptable(acceptHeader: string | undefined): boolean {
     const semicolon = range.indexOf(';');
     const type = trimOws(semicolon === -1 ? range : range.slice(0, semicolon)).toLowerCase();
     if (type !== 'application/json' && type !== 'application/*' && type !== '*/*') continue;
+    if (semicolon === -1 || !hasZeroQuality(range.slice(semicolon + 1))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the client named `text/event-stream` (with a non-zero quality) in Accept: only then may a
+ * response be a stream. A wildcard is not enough: a client that never asked for SSE may not parse it.
+ */
+export function acceptsEventStream(acceptHeader: string | undefined): boolean {
+  if (acceptHeader === undefined) return false;
+  for (const range of acceptHeader.split(',')) {
+    const semicolon = range.indexOf(';');
+    const type = trimOws(semicolon === -1 ? range : range.slice(0, semicolon)).toLowerCase();
+    if (type !== 'text/event-stream') continue;
     if (semicolon === -1 || !hasZeroQuality(range.slice(semicolon + 1))) return true;
   }
   return false;

@@ -1,6 +1,13 @@
 export { McpEndpointService } from './mcp-endpoint.service.js';
 export { McpError } from './mcp.error.js';
-export { decodeHeaderValue, isAcceptable } from './http-headers.util.js';
+export { acceptsEventStream, decodeHeaderValue, isAcceptable } from './http-headers.util.js';
+export { ClientRequestFailed, PendingClientRequests } from './pending-client-requests.js';
+export {
+  detachedChannel,
+  LOGGING_LEVEL_ORDER,
+  type LoggingLevel,
+  type McpRequestChannel,
+} from './request-channel.js';
 export {
   ERA_LABELS,
   eraLabel,
@@ -38,6 +45,7 @@ export type {
   McpObservation,
   McpOutcomeLabel,
   McpRequestContext,
+  McpResponseStream,
   McpServerCapabilities,
   McpServerInfo,
 } from './mcp-endpoint.types.js';

@@ -20,10 +20,12 @@ describe('parseJsonRpcMessage', () => {
     expect(parseJsonRpcMessage('{"jsonrpc":"2.0","id":5,"result":{}}')).toEqual({
       kind: 'response',
       id: 5,
+      result: {},
+      error: undefined,
     });
     expect(
       parseJsonRpcMessage('{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"x"}}'),
-    ).toEqual({ kind: 'response', id: 5 });
+    ).toEqual({ kind: 'response', id: 5, result: undefined, error: { code: 1, message: 'x' } });
   });
 
   it.each([

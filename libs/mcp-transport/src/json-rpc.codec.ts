@@ -10,7 +10,7 @@ import { INVALID_REQUEST, PARSE_ERROR } from './mcp-protocol.constants.js';
 export type JsonRpcMessage =
   | { kind: 'request'; id: JsonRpcId; method: string; params: Record<string, unknown> | undefined }
   | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
-  | { kind: 'response'; id: JsonRpcId | null }
+  | { kind: 'response'; id: JsonRpcId | null; result?: unknown; error?: unknown }
   | { kind: 'invalid'; id: JsonRpcId | null; code: number; message: string };
 
 function isJsonRpcId(value: unknown): value is JsonRpcId {
@@ -56,7 +56,7 @@ export function parseJsonRpcMessage(body: string): JsonRpcMessage {
   const method = value.method;
   if (method === undefined) {
     if (rawId !== undefined && (value.result !== undefined || value.error !== undefined)) {
-      return { kind: 'response', id: echoId };
+      return { kind: 'response', id: echoId, result: value.result, error: value.error };
     }
     return invalid(echoId, 'Invalid Request: method is required');
   }

@@ -252,7 +252,7 @@ describe('JSON-RPC framing (both eras)', () => {
     expect(handlers['tools/list']).not.toHaveBeenCalled();
   });
 
-  it('accepts a JSON-RPC response on a legacy request with 202 and no body', async () => {
+  it('refuses a legacy JSON-RPC response no request of this server waits for: 400 / -32600', async () => {
     const { endpoint } = setup();
     const response = await endpoint.handle(
       raw('{"jsonrpc":"2.0","id":3,"result":{"action":"accept"}}', {
@@ -260,7 +260,9 @@ describe('JSON-RPC framing (both eras)', () => {
       }),
       EXTRA,
     );
-    expect(response).toEqual({ status: 202, headers: {} });
+    expect(response.status).toBe(400);
+    expect(reply(response)).toMatchObject({ id: 3, error: { code: -32600 } });
+    expect(reply(response).error?.message).toMatch(/no request of this server is waiting/);
   });
 
   it('refuses a JSON-RPC response on the modern path with 400 / -32600', async () => {
@@ -460,6 +462,7 @@ describe('legacy era (2025 revisions)', () => {
         jsonRpcId: 9,
         clientCapabilities: {},
         meta: {},
+        channel: expect.objectContaining({ canStream: false }),
       },
       EXTRA,
     );
@@ -901,6 +904,7 @@ describe('modern era (2026-07-28)', () => {
           [INFO_KEY]: { name: 'test-client', version: '1.0.0' },
           progressToken: 'p1',
         },
+        channel: expect.objectContaining({ canStream: true }),
       });
     });
 

@@ -1,6 +1,6 @@
 import { isJsonObject, unreachable } from '@app/common';
 import { checkInputRequests } from './client-capability.gate.js';
-import { decodeHeaderValue, trimOws } from './http-headers.util.js';
+import { acceptsEventStream, decodeHeaderValue, trimOws } from './http-headers.util.js';
 import { normalizeClientString } from './client-string.util.js';
 import {
   errorBody,
@@ -21,6 +21,7 @@ import type {
   McpObservation,
   McpOutcomeLabel,
   McpRequestContext,
+  McpResponseStream,
   McpServerCapabilities,
 } from './mcp-endpoint.types.js';
 import {
@@ -55,6 +56,8 @@ import {
 } from './mcp-protocol.constants.js';
 import { McpError } from './mcp.error.js';
 import type { McpSessionIds } from './session-id.codec.js';
+import { PendingClientRequests } from './pending-client-requests.js';
+import { isLoggingLevel, RequestChannel, type LoggingLevel } from './request-channel.js';
 
 /** A caller-supplied handler as served in one era. */
 interface HandlerRoute<TExtra> {
@@ -80,7 +83,26 @@ interface Handled {
   outcome: McpOutcomeLabel;
   /** A `tools/call` answered with an `isError` result (see {@link McpObservation.toolError}). */
   toolError?: boolean;
+  /** The handler's channel, when it ran: if it opened a stream, the response goes there. */
+  channel?: RequestChannel;
 }
+
+/** What one POST's handler needs from its HTTP exchange besides the message. */
+interface Exchange {
+  /** The caller's key ({@link McpEndpointOptions.ownerOf}). */
+  owner: string;
+  /** Makes the HTTP response an SSE stream (called at the first message before the result). */
+  open: (stream: McpResponseStream) => void;
+}
+
+const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000;
+/** Callers whose 2025 log level is remembered (oldest forgotten first). */
+const MAX_REMEMBERED_LOG_LEVELS = 10_000;
 
 /** The header whose value must equal a body field, per method (SEP-2243 `Mcp-Name`). */
 const MCP_NAME_SOURCE: ReadonlyMap<string, 'name' | 'uri'> = new Map([
@@ -180,8 +202,10 @@ function legacyVersionFromHeader(headers: McpHttpRequest['headers']): LegacyProt
 
 /**
  * The transport-independent MCP JSON-RPC core for `POST /mcp`: both eras on one endpoint, stateless
- * (a 2025 session id, when configured, is signed and carries only the client's name), JSON
- * responses only. The controller authenticates, checks Origin/size/Accept, then
+ * (a 2025 session id, when configured, is signed and carries only the client's name). A
+ * response is JSON, or an SSE stream once a handler sends something before its result (progress,
+ * log messages, 2025 requests to the client; see RequestChannel). The controller authenticates,
+ * checks Origin/size/Accept, then
  * calls {@link handle} and writes back what it returns.
  */
 export class McpEndpointService<TExtra> {
@@ -193,6 +217,14 @@ export class McpEndpointService<TExtra> {
   private readonly onInternalError: McpEndpointOptions<TExtra>['onInternalError'];
   private readonly observe: McpEndpointOptions<TExtra>['observe'];
   private readonly sessionIds: McpSessionIds | undefined;
+  private readonly ownerOf: (extra: TExtra) => string;
+  private readonly pendingClientRequests: PendingClientRequests;
+  /**
+   * 2025 `logging/setLevel`, per caller (and per `Mcp-Session-Id` when the client sends one), in
+   * this replica's memory: the endpoint is otherwise stateless, so a level set on another replica
+   * is unknown here and that replica sends no log message (as when no level was ever set).
+   */
+  private readonly legacyLogLevels = new Map<string, LoggingLevel>();
 
   constructor(options: McpEndpointOptions<TExtra>) {
     const { serverInfo, instructions, handlers } = options;
@@ -212,6 +244,10 @@ export class McpEndpointService<TExtra> {
     this.onInternalError = options.onInternalError;
     this.observe = options.observe;
     this.sessionIds = options.sessionIds;
+    this.ownerOf = options.ownerOf ?? (() => '');
+    this.pendingClientRequests = new PendingClientRequests(
+      options.clientRequestTimeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
+    );
 
     const fullInfo: Record<string, unknown> = {
       name: serverInfo.name,
@@ -278,19 +314,45 @@ export class McpEndpointService<TExtra> {
    */
   async handle(request: McpHttpRequest, extra: TExtra): Promise<McpHttpResponse> {
     const started = performance.now();
-    const handled = await this.process(request, extra);
-    this.observe?.({
-      era: handled.era,
-      protocolVersion: handled.protocolVersion,
-      method: handled.method,
-      outcome: handled.outcome,
-      toolError: handled.toolError === true,
-      durationMs: performance.now() - started,
-    } satisfies McpObservation);
-    return handled.response;
+    return new Promise<McpHttpResponse>((resolve, reject) => {
+      let answered = false;
+      const exchange: Exchange = {
+        owner: this.ownerOf(extra),
+        open: (stream) => {
+          answered = true;
+          resolve({ status: 200, headers: { ...SSE_HEADERS }, stream });
+        },
+      };
+      this.process(request, extra, exchange)
+        .then((handled) => {
+          // A streamed answer ends with the final message on its stream (whatever its HTTP status
+          // would have been: 200 is already sent).
+          if (handled.channel?.streaming === true)
+            handled.channel.finish(handled.response.body ?? '');
+          this.observe?.({
+            era: handled.era,
+            protocolVersion: handled.protocolVersion,
+            method: handled.method,
+            outcome: handled.outcome,
+            toolError: handled.toolError === true,
+            durationMs: performance.now() - started,
+          } satisfies McpObservation);
+          if (!answered) {
+            answered = true;
+            resolve(handled.response);
+          }
+        })
+        .catch((error: unknown) => {
+          if (!answered) reject(error);
+        });
+    });
   }
 
-  private async process(request: McpHttpRequest, extra: TExtra): Promise<Handled> {
+  private async process(
+    request: McpHttpRequest,
+    extra: TExtra,
+    exchange: Exchange,
+  ): Promise<Handled> {
     const { headers } = request;
     const message = parseJsonRpcMessage(request.body);
     switch (message.kind) {
@@ -320,7 +382,7 @@ export class McpEndpointService<TExtra> {
             reason,
           );
         }
-        return this.acceptLegacy(headers, UNKNOWN);
+        return this.settleClientRequest(message, headers, exchange);
       }
       case 'notification': {
         const era = classifyEra(message.method, message.params, headers);
@@ -337,8 +399,8 @@ export class McpEndpointService<TExtra> {
       case 'request': {
         const { id, method, params } = message;
         return classifyEra(method, params, headers) === 'legacy'
-          ? this.serveLegacy(id, method, params, headers, request.requestId, extra)
-          : this.serveModern(id, method, params, headers, request.requestId, extra);
+          ? this.serveLegacy(id, method, params, headers, request.requestId, extra, exchange)
+          : this.serveModern(id, method, params, headers, request.requestId, extra, exchange);
       }
       default:
         return unreachable(message);
@@ -354,6 +416,37 @@ export class McpEndpointService<TExtra> {
     return { response: accepted(), era: 'legacy', protocolVersion: version, method, outcome: 'ok' };
   }
 
+  /**
+   * A client's JSON-RPC response (2025): the answer to a request this server sent on a response
+   * stream. Accepted (202) when a call of the same caller waits for it; otherwise 400, so the
+   * client learns its answer went nowhere (e.g. to another replica; see PendingClientRequests).
+   */
+  private settleClientRequest(
+    message: { id: JsonRpcId | null; result?: unknown; error?: unknown },
+    headers: McpHttpRequest['headers'],
+    exchange: Exchange,
+  ): Handled {
+    const version = legacyVersionFromHeader(headers);
+    if (version === null) return this.refuseLegacyVersion(headers, UNKNOWN);
+    const verdict = this.pendingClientRequests.settle(
+      exchange.owner,
+      message.id,
+      message.result,
+      message.error,
+    );
+    if (verdict === 'settled') {
+      return {
+        response: accepted(),
+        era: 'legacy',
+        protocolVersion: version,
+        method: UNKNOWN,
+        outcome: 'ok',
+      };
+    }
+    const reason = 'Invalid Request: no request of this server is waiting for this response';
+    return rpcError('legacy', version, UNKNOWN, 400, message.id, INVALID_REQUEST, reason);
+  }
+
   private async serveLegacy(
     id: JsonRpcId,
     method: string,
@@ -361,6 +454,7 @@ export class McpEndpointService<TExtra> {
     headers: McpHttpRequest['headers'],
     requestId: string,
     extra: TExtra,
+    exchange: Exchange,
   ): Promise<Handled> {
     const label = methodLabel(method);
     if (method === 'initialize') return this.initialize(id, params, label);
@@ -387,14 +481,21 @@ export class McpEndpointService<TExtra> {
         return ok('legacy', version, label, preSerializedResultBody(id, EMPTY_RESULT_JSON));
       case 'set-log-level': {
         const level = params?.level;
-        if (typeof level !== 'string' || !LOGGING_LEVELS.has(level)) {
+        if (!isLoggingLevel(level)) {
           const reason = `Invalid params: level must be one of ${LOGGING_LEVEL_LIST}`;
           return rpcError('legacy', version, label, 200, id, INVALID_PARAMS, reason);
         }
-        // We never emit notifications/message, so there is nothing to remember.
+        this.rememberLogLevel(legacyCallerKey(exchange.owner, headers), level);
         return ok('legacy', version, label, preSerializedResultBody(id, EMPTY_RESULT_JSON));
       }
       case 'handler': {
+        const channel = this.channelFor(
+          'legacy',
+          params,
+          headers,
+          exchange,
+          this.legacyLogLevels.get(legacyCallerKey(exchange.owner, headers)),
+        );
         const ctx: McpRequestContext = {
           era: 'legacy',
           protocolVersion: version,
@@ -403,8 +504,9 @@ export class McpEndpointService<TExtra> {
           clientInfo,
           clientCapabilities: {},
           meta: {},
+          channel,
         };
-        return this.runHandler(route, params, ctx, label, requestId, extra);
+        return this.runHandler(route, params, ctx, label, requestId, extra, channel);
       }
       default:
         return unreachable(route);
@@ -483,6 +585,7 @@ export class McpEndpointService<TExtra> {
     headers: McpHttpRequest['headers'],
     requestId: string,
     extra: TExtra,
+    exchange: Exchange,
   ): Promise<Handled> {
     const label = methodLabel(method);
 
@@ -510,8 +613,9 @@ export class McpEndpointService<TExtra> {
       const reason = `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required and must be an object`;
       return rpcError('modern', versionTag, label, 400, id, INVALID_PARAMS, reason);
     }
-    const logLevel = meta[META_LOG_LEVEL];
-    if (logLevel !== undefined && (typeof logLevel !== 'string' || !LOGGING_LEVELS.has(logLevel))) {
+    const rawLogLevel = meta[META_LOG_LEVEL];
+    const logLevel = isLoggingLevel(rawLogLevel) ? rawLogLevel : undefined;
+    if (rawLogLevel !== undefined && logLevel === undefined) {
       const reason = `Invalid params: _meta["${META_LOG_LEVEL}"] must be one of ${LOGGING_LEVEL_LIST}`;
       return rpcError('modern', versionTag, label, 400, id, INVALID_PARAMS, reason);
     }
@@ -566,6 +670,7 @@ export class McpEndpointService<TExtra> {
         return ok('modern', version, label, preSerializedResultBody(id, this.discoverResultJson));
       case 'handler': {
         const rawInfo = meta[META_CLIENT_INFO];
+        const channel = this.channelFor('modern', params, headers, exchange, logLevel);
         const ctx: McpRequestContext = {
           era: 'modern',
           protocolVersion: version,
@@ -574,8 +679,9 @@ export class McpEndpointService<TExtra> {
           clientInfo: clientInfoOf(rawInfo),
           clientCapabilities,
           meta,
+          channel,
         };
-        return this.runHandler(route, params, ctx, label, requestId, extra);
+        return this.runHandler(route, params, ctx, label, requestId, extra, channel);
       }
       default:
         return unreachable(route);
@@ -584,7 +690,57 @@ export class McpEndpointService<TExtra> {
 
   // ---------------------------------------------------------------- handlers (both eras)
 
+  /**
+   * The request's channel: it streams only if the client accepts SSE; progress needs the request's
+   * `_meta.progressToken` (both eras), log messages a level (see {@link McpRequestChannel.log}).
+   */
+  private channelFor(
+    era: Era,
+    params: Record<string, unknown> | undefined,
+    headers: McpHttpRequest['headers'],
+    exchange: Exchange,
+    logLevel: LoggingLevel | undefined,
+  ): RequestChannel {
+    const meta = params?.[META_FIELD];
+    const token = isJsonObject(meta) ? meta.progressToken : undefined;
+    return new RequestChannel({
+      era,
+      canStream: acceptsEventStream(headers.accept),
+      progressToken:
+        typeof token === 'string' || (typeof token === 'number' && Number.isSafeInteger(token))
+          ? token
+          : undefined,
+      logLevel,
+      owner: exchange.owner,
+      pending: this.pendingClientRequests,
+      open: exchange.open,
+    });
+  }
+
+  private rememberLogLevel(key: string, level: LoggingLevel): void {
+    this.legacyLogLevels.delete(key);
+    this.legacyLogLevels.set(key, level);
+    if (this.legacyLogLevels.size > MAX_REMEMBERED_LOG_LEVELS) {
+      const oldest = this.legacyLogLevels.keys().next().value;
+      if (oldest !== undefined) this.legacyLogLevels.delete(oldest);
+    }
+  }
+
   private async runHandler(
+    route: HandlerRoute<TExtra>,
+    params: Record<string, unknown> | undefined,
+    ctx: McpRequestContext,
+    label: string,
+    requestId: string,
+    extra: TExtra,
+    channel: RequestChannel,
+  ): Promise<Handled> {
+    const handled = await this.runHandlerOnce(route, params, ctx, label, requestId, extra);
+    handled.channel = channel;
+    return handled;
+  }
+
+  private async runHandlerOnce(
     route: HandlerRoute<TExtra>,
     params: Record<string, unknown> | undefined,
     ctx: McpRequestContext,
@@ -858,6 +1014,11 @@ function headerMismatch(
   return undefined;
 }
 
+/** The key of a 2025 caller's remembered log level: the caller, and its session when it sent one. */
+function legacyCallerKey(owner: string, headers: McpHttpRequest['headers']): string {
+  return `${owner}\n${headers['mcp-session-id'] ?? ''}`;
+}
+
 /** A completed `tools/call` whose result says `isError: true` (the tool ran and failed). */
 function isToolErrorResult(method: string, outcome: McpHandlerOutcome): boolean {
   return (
@@ -902,7 +1063,7 @@ function snapshot(capabilities: McpServerCapabilities): Record<string, unknown> 
 
 /**
  * Boot-time guard: every advertised capability is fully served, and nothing is advertised that this
- * stateless, JSON-only transport cannot honour (list-changed notifications, resource subscriptions:
+ * stateless transport (no stream outlives its request) cannot honour (list-changed notifications, resource subscriptions:
  * there is no `subscriptions/listen` and no legacy GET stream).
  */
 function assertServable<TExtra>(

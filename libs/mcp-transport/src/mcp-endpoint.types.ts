@@ -1,5 +1,6 @@
 import type { HandledMethod } from './mcp-protocol.constants.js';
 import type { McpSessionIds } from './session-id.codec.js';
+import type { McpRequestChannel } from './request-channel.js';
 
 /** An authenticated `POST /mcp` as the controller hands it over. */
 export interface McpHttpRequest {
@@ -14,11 +15,21 @@ export interface McpHttpRequest {
   readonly requestId: string;
 }
 
-/** What the controller writes back. `body` is JSON text; it is absent for 202. */
+/**
+ * What the controller writes back. `body` is JSON text; it is absent for 202 and for a stream.
+ * `stream` (status 200, `text/event-stream`): SSE chunks to write as they come, the last one the
+ * JSON-RPC response; the controller calls `close()` if the client goes away first.
+ */
 export interface McpHttpResponse {
   status: number;
   headers: Record<string, string>;
   body?: string;
+  stream?: McpResponseStream;
+}
+
+export interface McpResponseStream {
+  chunks: AsyncIterable<string>;
+  close(): void;
 }
 
 export type Era = 'legacy' | 'modern';
@@ -50,6 +61,8 @@ export interface McpRequestContext {
   clientCapabilities: Record<string, unknown>;
   /** Modern: `params._meta` as received. Legacy: `{}`. */
   meta: Record<string, unknown>;
+  /** Progress, log messages and (2025) client requests on this request's own response stream. */
+  channel: McpRequestChannel;
 }
 
 export type CacheScope = 'public' | 'private';
@@ -143,4 +156,12 @@ export interface McpEndpointOptions<TExtra> {
   sessionIds?: McpSessionIds;
   /** `server/discover` cache lifetime (its `cacheScope` is always `public`). Default 300 000 ms. */
   discoverTtlMs?: number;
+  /**
+   * Who a request comes from, as a stable key (e.g. the bearer token's id): a client's answer to a
+   * server→client request is accepted only from the caller that owns the waiting call, and the
+   * 2025 `logging/setLevel` level is remembered per caller. Default: everyone is one caller.
+   */
+  ownerOf?: (extra: TExtra) => string;
+  /** How long a 2025 server→client request waits for the client's answer. Default 60 000 ms. */
+  clientRequestTimeoutMs?: number;
 }
