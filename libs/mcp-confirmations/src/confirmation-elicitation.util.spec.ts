@@ -81,8 +81,9 @@ describe('parseAnswer', () => {
   it('uses CONFIRMATION_INPUT_KEY by default and honours another key', () => {
     const yes = { action: 'accept', content: { confirm: true } };
     expect(parseAnswer({ [CONFIRMATION_INPUT_KEY]: yes })).toBe('accept');
-    expect(parseAnswer({ confirm: yes }, 'confirm')).toBe('accept');
-    expect(parseAnswer({ confirm: yes })).toBe('missing');
+    expect(parseAnswer({ confirm: yes })).toBe('accept');
+    expect(parseAnswer({ other: yes }, 'other')).toBe('accept');
+    expect(parseAnswer({ other: yes })).toBe('missing');
   });
 
   it('ignores inherited properties (only the client’s own answer counts)', () => {

@@ -1,5 +1,5 @@
 /** The `inputRequests` / `inputResponses` key the executor uses for the confirmation form. */
-export const CONFIRMATION_INPUT_KEY = 'confirmation';
+export const CONFIRMATION_INPUT_KEY = 'confirm';
 
 /** An `elicitation/create` form request as it goes inside `inputRequests` (no id, no jsonrpc). */
 export interface ConfirmationElicitationRequest {

@@ -434,14 +434,14 @@ describe('confirmation ledger and service on a real database', () => {
     expect(Number(rows[0]?.n)).toBe(30);
   });
 
-  it('attachToolCall links a consumed confirmation to one call; findById is scoped to the organisation', async () => {
+  it('the ledger links a consumed confirmation to one call; findById is scoped to the organisation', async () => {
     const { requestState, confirmationId } = await a.service.ask(askInput(principal));
     const call = randomUUID();
-    expect(await a.service.attachToolCall(confirmationId, call)).toBe(false); // still pending
+    expect(await a.ledger.attachToolCall(confirmationId, call)).toBe(false); // still pending
     await a.service.redeem(requestState, bindingOf(principal), 'accept');
-    expect(await a.service.attachToolCall(confirmationId, call)).toBe(true);
-    expect(await b.service.attachToolCall(confirmationId, call)).toBe(true); // idempotent
-    expect(await b.service.attachToolCall(confirmationId, randomUUID())).toBe(false); // already another
+    expect(await a.ledger.attachToolCall(confirmationId, call)).toBe(true);
+    expect(await b.ledger.attachToolCall(confirmationId, call)).toBe(true); // idempotent
+    expect(await b.ledger.attachToolCall(confirmationId, randomUUID())).toBe(false); // already another
     expect(await a.ledger.findById(principal.organizationId, confirmationId)).toMatchObject({
       status: 'consumed',
       toolCallId: call,
@@ -506,7 +506,6 @@ describe('confirmation ledger and service on a real database', () => {
           r.service.redeem(before.requestState, bindingOf(principal), 'decline'),
         );
         await expectUnavailable(r.service.inspect(before.requestState, bindingOf(principal)));
-        await expectUnavailable(r.service.attachToolCall(before.confirmationId, randomUUID()));
         // The MAC and binding are checked before the database: a forged state is still refused as such.
         expect(
           await r.service.redeem(`${before.requestState}x`, bindingOf(principal), 'accept'),

@@ -49,7 +49,6 @@ function setup() {
     decline: vi.spyOn(ledger, 'decline'),
     inspect: vi.spyOn(ledger, 'inspect'),
     expire: vi.spyOn(ledger, 'expire'),
-    attachToolCall: vi.spyOn(ledger, 'attachToolCall'),
   };
   const config = Object.assign(new AppConfig(), {
     confirmationKeys: [KEY],
@@ -290,7 +289,6 @@ describe('ConfirmationService (ledger stubbed)', () => {
     s.spies.consume.mockRejectedValueOnce(down);
     s.spies.decline.mockRejectedValueOnce(down);
     s.spies.inspect.mockRejectedValueOnce(down);
-    s.spies.attachToolCall.mockRejectedValueOnce(down);
     s.spies.create.mockRejectedValueOnce(down);
 
     const redeemed = s.service.redeem(result.requestState, binding, 'accept');
@@ -300,9 +298,6 @@ describe('ConfirmationService (ledger stubbed)', () => {
       ConfirmationUnavailableError,
     );
     await expect(s.service.inspect(result.requestState, binding)).rejects.toBeInstanceOf(
-      ConfirmationUnavailableError,
-    );
-    await expect(s.service.attachToolCall(randomUUID(), randomUUID())).rejects.toBeInstanceOf(
       ConfirmationUnavailableError,
     );
     await expect(asked(s, row())).rejects.toBeInstanceOf(ConfirmationUnavailableError);

@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { argumentsDigest, sanitizeForPrompt, unreachable } from '@app/common';
+import { argumentsDigest, unreachable } from '@app/common';
 import { AppConfig } from '@app/config';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
-import {
-  elicitationRequest,
-  parseAnswer,
-  type ConfirmationAnswer,
-  type ConfirmationElicitationRequest,
-} from './confirmation-elicitation.util.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';
 
@@ -102,22 +96,6 @@ export class ConfirmationService {
     private readonly codec: RequestStateCodec,
     private readonly config: AppConfig,
   ) {}
-
-  argumentsDigest(args: unknown): string {
-    return argumentsDigest(args);
-  }
-
-  sanitizeForPrompt(text: string, maxLength = 120): string {
-    return sanitizeForPrompt(text, maxLength);
-  }
-
-  elicitationRequest(message: string): ConfirmationElicitationRequest {
-    return elicitationRequest(message);
-  }
-
-  parseAnswer(inputResponses: unknown, key?: string): ConfirmationAnswer {
-    return parseAnswer(inputResponses, key);
-  }
 
   /** Records a pending confirmation and returns the `requestState` that references it. */
   async ask(input: AskInput): Promise<AskResult> {
@@ -214,11 +192,6 @@ export class ConfirmationService {
       default:
         return unreachable(found);
     }
-  }
-
-  /** Links a consumed confirmation to the MCP call it authorized (see ConfirmationLedger). */
-  attachToolCall(confirmationId: string, toolCallId: string): Promise<boolean> {
-    return this.unlessUnavailable(() => this.ledger.attachToolCall(confirmationId, toolCallId));
   }
 
   /** MAC, then binding; no I/O. */

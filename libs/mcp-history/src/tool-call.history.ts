@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { argumentsDigest } from '@app/common';
 import { normalizeClientString, type EraLabel } from '@app/mcp-transport';
 
@@ -79,8 +79,24 @@ export class ToolCallHistory implements BeforeApplicationShutdown {
 
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  async record(row: ToolCallRow, options: { durable: boolean }): Promise<void> {
+  /**
+   * `durable`: committed before this resolves. `alongside`: more writes that must commit with the
+   * row or not at all (e.g. the confirmation pointing at the call), in the row's transaction;
+   * implies `durable`.
+   */
+  async record(
+    row: ToolCallRow,
+    options: { durable: boolean; alongside?: (tx: EntityManager) => Promise<unknown> },
+  ): Promise<void> {
     const stored = toStoredRow(row);
+    const { alongside } = options;
+    if (alongside !== undefined) {
+      await this.ds.transaction(async (tx) => {
+        await this.insert([stored], tx);
+        await alongside(tx);
+      });
+      return;
+    }
     if (options.durable || this.shuttingDown) {
       await this.insert([stored]);
       return;
@@ -140,9 +156,9 @@ export class ToolCallHistory implements BeforeApplicationShutdown {
     if (lost > 0) this.logger.error({ rows: batch.length, lost }, 'tool-call history rows lost');
   }
 
-  private async insert(rows: readonly StoredRow[]): Promise<void> {
+  private async insert(rows: readonly StoredRow[], tx?: EntityManager): Promise<void> {
     const columns = rows[0]?.map((_, i) => rows.map((r) => r[i])) ?? [];
-    await this.ds.query(INSERT_ROWS, columns);
+    await (tx ?? this.ds).query(INSERT_ROWS, columns);
   }
 }
 

@@ -3,8 +3,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
+  CONFIRMATION_INPUT_KEY,
   ConfirmationService,
   ConfirmationUnavailableError,
+  elicitationRequest,
+  parseAnswer,
   type RedeemOutcome,
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
@@ -12,6 +15,7 @@ import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-trans
 import { isErrorEnvelope } from './json-values.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import type { CompiledTool } from './tool-catalog.js';
+import type { ConfirmationSpec } from './tool-definition.js';
 
 export type GateDecision =
   | { kind: 'proceed'; confirmationId: string }
@@ -21,15 +25,7 @@ export type GateDecision =
       inputRequests: Record<string, unknown>;
       requestState: string;
     }
-  | {
-      kind: 'refused';
-      confirmationId: string | null;
-      envelope: ErrorEnvelope;
-      /** The confirmation was used up by this call (accepted, then the re-check refused). */
-      consumed?: true;
-    };
-
-const INPUT_KEY = 'confirm';
+  | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope };
 
 /** Form elicitation is declared as `elicitation: {}` (form implied) or `elicitation: { form: {} }`. */
 export function declaresFormElicitation(capabilities: Record<string, unknown>): boolean {
@@ -40,8 +36,10 @@ export function declaresFormElicitation(capabilities: Record<string, unknown>): 
 
 /**
  * A destructive tool runs only after the person confirms, once per confirmation. 2026-07-28 with
- * form elicitation: ask (input_required) → the retry redeems the ledger row atomically → the
- * target is re-read → run. Anything else gets `confirmation_required`; nothing runs.
+ * form elicitation: read the target (the question names it; a missing one is the API's 404) → ask
+ * (input_required) → the retry redeems the ledger row atomically → run. The endpoint itself answers
+ * NOT_FOUND if the target went away meanwhile. Anything else gets `confirmation_required`; nothing
+ * runs.
  */
 @Injectable()
 export class DestructiveToolGate {
@@ -55,6 +53,7 @@ export class DestructiveToolGate {
 
   async check(
     tool: CompiledTool,
+    spec: ConfirmationSpec,
     args: Record<string, unknown>,
     params: Record<string, unknown>,
     ctx: McpRequestContext,
@@ -87,14 +86,14 @@ export class DestructiveToolGate {
         ) {
           throw new McpError(INVALID_PARAMS, 'Invalid params: inputResponses must be an object');
         }
-        const answer = this.confirmations.parseAnswer(responses, INPUT_KEY);
+        const answer = parseAnswer(responses);
         const outcome: RedeemOutcome =
           answer === 'missing'
             ? await this.confirmations.inspect(state, binding)
             : await this.confirmations.redeem(state, binding, answer);
-        return await this.afterRedeem(outcome, tool, args, ctx, caller);
+        return await this.afterRedeem(outcome, tool, spec, args, ctx, caller);
       }
-      return await this.ask(tool, args, ctx, caller);
+      return await this.ask(tool, spec, args, ctx, caller);
     } catch (err) {
       if (err instanceof ConfirmationUnavailableError) {
         this.metrics.recordConfirmation('refused_unavailable');
@@ -112,6 +111,7 @@ export class DestructiveToolGate {
   private async afterRedeem(
     outcome: RedeemOutcome,
     tool: CompiledTool,
+    spec: ConfirmationSpec,
     args: Record<string, unknown>,
     ctx: McpRequestContext,
     caller: CallerContext,
@@ -128,10 +128,10 @@ export class DestructiveToolGate {
         );
       case 'expired':
         this.metrics.recordConfirmation('expired');
-        return this.ask(tool, args, ctx, caller);
+        return this.ask(tool, spec, args, ctx, caller);
       case 'pending':
         // The answer was missing (or not a clear yes/no): ask the same question again.
-        return this.ask(tool, args, ctx, caller);
+        return this.ask(tool, spec, args, ctx, caller);
       case 'replayed':
         this.metrics.recordConfirmation('replayed');
         return refused(
@@ -146,19 +146,9 @@ export class DestructiveToolGate {
           'USER_DECLINED',
           'The user declined the confirmation. Nothing was changed.',
         );
-      case 'consumed': {
+      case 'consumed':
         this.metrics.recordConfirmation('consumed');
-        // Re-check that the target still exists (and is the record that was confirmed).
-        const current = await this.readTarget(tool, args, caller);
-        if ('envelope' in current)
-          return {
-            kind: 'refused',
-            confirmationId: outcome.confirmationId,
-            envelope: current.envelope,
-            consumed: true,
-          };
         return { kind: 'proceed', confirmationId: outcome.confirmationId };
-      }
       default:
         return unreachable(outcome);
     }
@@ -166,12 +156,12 @@ export class DestructiveToolGate {
 
   private async ask(
     tool: CompiledTool,
+    spec: ConfirmationSpec,
     args: Record<string, unknown>,
     ctx: McpRequestContext,
     caller: CallerContext,
   ): Promise<GateDecision> {
-    const spec = tool.def.confirmation!;
-    const target = await this.readTarget(tool, args, caller);
+    const target = await this.readTarget(spec, args, caller);
     if ('envelope' in target)
       return { kind: 'refused', confirmationId: null, envelope: target.envelope };
     const message = spec.question(target.record, (v) => sanitizeForPrompt(promptText(v)));
@@ -192,18 +182,17 @@ export class DestructiveToolGate {
     return {
       kind: 'input_required',
       confirmationId: asked.confirmationId,
-      inputRequests: { [INPUT_KEY]: this.confirmations.elicitationRequest(message) },
+      inputRequests: { [CONFIRMATION_INPUT_KEY]: elicitationRequest(message) },
       requestState: asked.requestState,
     };
   }
 
   /** Reads the record through its REST endpoint (so 404 and cross-tenant rules are the API's). */
   private async readTarget(
-    tool: CompiledTool,
+    spec: ConfirmationSpec,
     args: Record<string, unknown>,
     caller: CallerContext,
   ): Promise<{ record: Record<string, unknown> } | { envelope: ErrorEnvelope }> {
-    const spec = tool.def.confirmation!;
     const id = typeof args.id === 'string' && args.id !== '' ? args.id : '-';
     const res = await this.dispatcher.dispatch(
       caller,
@@ -233,5 +222,3 @@ function promptText(value: unknown): string {
   if (value === undefined || value === null) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
-
-/** Exhaustiveness guard for switches over closed unions. */

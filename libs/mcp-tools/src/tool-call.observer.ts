@@ -6,7 +6,7 @@ import {
   type ToolCallStatus,
 } from '@app/metrics';
 import { eraLabel, type McpRequestContext } from '@app/mcp-transport';
-import { ConfirmationService } from '@app/mcp-confirmations';
+import { ConfirmationLedger } from '@app/mcp-confirmations';
 import { ToolCallHistory } from '@app/mcp-history';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 
@@ -26,8 +26,8 @@ export interface ToolCallOutcome {
   confirmationId: string | null;
   args: Record<string, unknown> | undefined;
   readOnly: boolean;
-  /** This call used up its confirmation (it ran, or the re-check after acceptance refused it). */
-  consumedConfirmation?: boolean;
+  /** This call used up its confirmation (the person accepted; the tool was dispatched). */
+  consumedConfirmation: boolean;
   durationMs: number;
 }
 
@@ -44,7 +44,7 @@ export class ToolCallObserver {
   constructor(
     private readonly metrics: MetricsService,
     private readonly history: ToolCallHistory,
-    private readonly confirmations: ConfirmationService,
+    private readonly ledger: ConfirmationLedger,
   ) {}
 
   async completed(o: ToolCallOutcome): Promise<void> {
@@ -71,6 +71,7 @@ export class ToolCallObserver {
       TOOL_CALL_STATUS_SET,
     );
     this.metrics.recordToolCall(o.tool ?? 'unknown', metricStatus, o.durationMs / 1000);
+    const confirmationId = o.consumedConfirmation ? o.confirmationId : null;
     try {
       await this.history.record(
         {
@@ -90,12 +91,16 @@ export class ToolCallObserver {
           requestId: o.extra.requestId,
           args: o.args,
         },
-        { durable: !o.readOnly },
+        {
+          durable: !o.readOnly,
+          // The confirmation points at the call it authorized (GET /v1/mcp/confirmations/{id}),
+          // written with the call's row: both or neither.
+          alongside:
+            confirmationId === null
+              ? undefined
+              : (tx) => this.ledger.attachToolCall(confirmationId, o.id, tx),
+        },
       );
-      // The confirmation points at the call it authorized (GET /v1/mcp/confirmations/{id}).
-      if (o.consumedConfirmation === true && o.confirmationId !== null) {
-        await this.confirmations.attachToolCall(o.confirmationId, o.id);
-      }
     } catch (err) {
       // The call's own answer stands: replacing it with an internal error would hide what
       // happened (a write that was made, or a refusal such as confirmation_unavailable when the

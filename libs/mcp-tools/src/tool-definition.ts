@@ -13,7 +13,7 @@ export interface ToolAnnotations {
 /** How a destructive tool asks the person: what it acts on and how to name it in the question. */
 export interface ConfirmationSpec {
   targetType: 'portal_user' | 'account';
-  /** The GET endpoint reading the target (for the question, and the re-check before running). */
+  /** The GET endpoint reading the target (the question names it; a missing one is a 404). */
   lookup: EndpointContract;
   /** The question, from the record as the REST API returns it; `clean` sanitises interpolations. */
   question(record: Record<string, unknown>, clean: (value: unknown) => string): string;

@@ -1,4 +1,4 @@
-import { isJsonObject } from '@app/common';
+import { isJsonObject, unreachable } from '@app/common';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
@@ -17,15 +17,35 @@ import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
-import { ToolCallObserver, type ToolCallOutcome } from './tool-call.observer.js';
+import { ToolCallObserver } from './tool-call.observer.js';
 
 /** Thrown by the REST layer for an unexpected failure: the MCP caller gets -32603, never the text. */
 class UpstreamInternalError extends Error {}
 
+/** How far a call got: what the history and the log line record besides its status. */
+interface Progress {
+  args: Record<string, unknown> | undefined;
+  confirmationId: string | null;
+  /** The person accepted and the tool was dispatched: the confirmation is used up. */
+  consumedConfirmation: boolean;
+}
+
+/** A finished call: its status for the history and what the client gets (a result or an error). */
+type Executed = Progress & { status: string } & (
+    { outcome: McpHandlerOutcome; error?: undefined } | { error: unknown; outcome?: undefined }
+  );
+
+const NOTHING_YET: Progress = {
+  args: undefined,
+  confirmationId: null,
+  consumedConfirmation: false,
+};
+
 /**
  * Every `tools/call` goes through here, in this order: the tool exists → every argument is
  * declared → the four authorization checks → confirmation (destructive tools) → dispatch to the
- * REST endpoint in-process → map the answer → history, log line, metrics.
+ * REST endpoint in-process → map the answer → history, log line, metrics. Each step returns what
+ * it decided; the observer records the finished call once.
  */
 @Injectable()
 export class ToolExecutor {
@@ -50,7 +70,11 @@ export class ToolExecutor {
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: tool name is required');
     const tool = this.catalog.get(name);
-    const outcome: ToolCallOutcome = {
+    const executed =
+      tool === undefined
+        ? failed(new McpError(INVALID_PARAMS, `Unknown tool: ${name}`, { name }), ctx, NOTHING_YET)
+        : await this.execute(tool, params, ctx, extra);
+    await this.observer.completed({
       id: randomUUID(),
       tool: tool === undefined ? null : name,
       attemptedTool: normalizeClientString(name) || 'unknown',
@@ -58,101 +82,77 @@ export class ToolExecutor {
       readOnly: tool?.def.annotations.readOnlyHint ?? true,
       ctx,
       extra,
-      status: 'ok',
-      confirmationId: null,
-      args: undefined,
-      durationMs: 0,
-    };
-    try {
-      if (tool === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${name}`, { name });
-      const args = this.readArguments(tool, params.arguments);
-      outcome.args = args;
-      const result = await this.run(tool, args, params, ctx, extra, outcome);
-      return result;
-    } catch (err) {
-      outcome.status =
-        err instanceof McpError ? `rpc_error:${err.codeFor(ctx.era)}` : 'rpc_error:-32603';
-      throw err;
-    } finally {
-      outcome.durationMs = performance.now() - started;
-      await this.observer.completed(outcome);
-    }
+      status: executed.status,
+      confirmationId: executed.confirmationId,
+      consumedConfirmation: executed.consumedConfirmation,
+      args: executed.args,
+      durationMs: performance.now() - started,
+    });
+    if (executed.outcome !== undefined) return executed.outcome;
+    throw executed.error;
   }
 
-  private async run(
+  private async execute(
     tool: CompiledTool,
-    args: Record<string, unknown>,
     params: Record<string, unknown>,
     ctx: McpRequestContext,
     extra: McpCallExtra,
-    outcome: ToolCallOutcome,
-  ): Promise<McpHandlerOutcome> {
-    const refusal = this.policy.evaluate(extra.principal, tool.access);
-    if (refusal !== null) return this.fail(refusal.toEnvelope(), outcome);
+  ): Promise<Executed> {
+    let progress = NOTHING_YET;
+    try {
+      const args = readArguments(tool, params.arguments);
+      progress = { ...progress, args };
+      const refusal = this.policy.evaluate(extra.principal, tool.access);
+      if (refusal !== null) return refusedWith(refusal.toEnvelope(), progress);
 
-    const caller: CallerContext = {
-      principal: extra.principal,
-      channel: 'mcp',
-      clientName: clientNameOf(ctx, extra),
-      confirmationId: null,
-      requestId: extra.requestId,
-    };
-
-    if (tool.def.confirmation !== undefined) {
-      const decision = await this.gate.check(tool, args, params, ctx, caller);
-      outcome.confirmationId = decision.confirmationId;
-      if (decision.kind === 'input_required') {
-        outcome.status = 'input_required';
-        return {
-          kind: 'input_required',
-          inputRequests: decision.inputRequests,
-          requestState: decision.requestState,
-        };
+      const caller: CallerContext = {
+        principal: extra.principal,
+        channel: 'mcp',
+        clientName: clientNameOf(ctx, extra),
+        confirmationId: null,
+        requestId: extra.requestId,
+      };
+      const spec = tool.def.confirmation;
+      if (spec !== undefined) {
+        const decision = await this.gate.check(tool, spec, args, params, ctx, caller);
+        progress = { ...progress, confirmationId: decision.confirmationId };
+        switch (decision.kind) {
+          case 'input_required':
+            return {
+              ...progress,
+              status: 'input_required',
+              outcome: {
+                kind: 'input_required',
+                inputRequests: decision.inputRequests,
+                requestState: decision.requestState,
+              },
+            };
+          case 'refused':
+            return refusedWith(decision.envelope, progress);
+          case 'proceed':
+            progress = { ...progress, consumedConfirmation: true };
+            caller.confirmationId = decision.confirmationId;
+            break;
+          default:
+            return unreachable(decision);
+        }
       }
-      if (decision.kind === 'refused') {
-        outcome.consumedConfirmation = decision.consumed === true;
-        return this.fail(decision.envelope, outcome);
-      }
-      outcome.consumedConfirmation = true;
-      caller.confirmationId = decision.confirmationId;
-    }
 
-    const response = await this.dispatch(tool, args, caller);
-    if (response.status >= 200 && response.status < 300) {
+      const response = await this.dispatch(tool, args, caller);
+      if (response.status < 200 || response.status >= 300) {
+        return refusedWith(asEnvelope(response), progress);
+      }
       const result =
         response.body === undefined || response.body === null
           ? successResult({}, ctx.protocolVersion)
           : successResult(response.body, ctx.protocolVersion, response.text);
-      return { kind: 'complete', result };
+      return { ...progress, status: 'ok', outcome: { kind: 'complete', result } };
+    } catch (err) {
+      return failed(err, ctx, progress);
     }
-    return this.fail(asEnvelope(response), outcome);
   }
 
-  private fail(envelope: ErrorEnvelope, outcome: ToolCallOutcome): McpHandlerOutcome {
-    outcome.status = envelope.error.code;
-    const result: ToolResult = errorResult(envelope);
-    return { kind: 'complete', result };
-  }
-
-  /** Only declared argument names pass; a declared argument with a bad value is the endpoint's to judge. */
-  private readArguments(tool: CompiledTool, raw: unknown): Record<string, unknown> {
-    if (raw === undefined || raw === null) return {};
-    if (!isJsonObject(raw)) {
-      throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object');
-    }
-    const args = raw;
-    for (const key of Object.keys(args)) {
-      if (!tool.argumentNames.has(key)) {
-        throw new McpError(INVALID_PARAMS, `Unknown argument "${key}" for tool ${tool.def.name}`, {
-          argument: key,
-          allowed: [...tool.argumentNames],
-        });
-      }
-    }
-    return args;
-  }
-
-  async dispatch(
+  private async dispatch(
     tool: CompiledTool,
     args: Record<string, unknown>,
     caller: CallerContext,
@@ -190,6 +190,35 @@ export class ToolExecutor {
     }
     return response;
   }
+}
+
+/** Only declared argument names pass; a declared argument with a bad value is the endpoint's to judge. */
+function readArguments(tool: CompiledTool, raw: unknown): Record<string, unknown> {
+  if (raw === undefined || raw === null) return {};
+  if (!isJsonObject(raw)) {
+    throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object');
+  }
+  for (const key of Object.keys(raw)) {
+    if (!tool.argumentNames.has(key)) {
+      throw new McpError(INVALID_PARAMS, `Unknown argument "${key}" for tool ${tool.def.name}`, {
+        argument: key,
+        allowed: [...tool.argumentNames],
+      });
+    }
+  }
+  return raw;
+}
+
+/** A tool error (`isError` result carrying the API envelope); its code is the call's status. */
+function refusedWith(envelope: ErrorEnvelope, progress: Progress): Executed {
+  const result: ToolResult = errorResult(envelope);
+  return { ...progress, status: envelope.error.code, outcome: { kind: 'complete', result } };
+}
+
+/** A protocol error: the transport answers it as a JSON-RPC error (-32603 for anything unexpected). */
+function failed(err: unknown, ctx: McpRequestContext, progress: Progress): Executed {
+  const status = err instanceof McpError ? `rpc_error:${err.codeFor(ctx.era)}` : 'rpc_error:-32603';
+  return { ...progress, status, error: err };
 }
 
 function asEnvelope(response: RestResponse): ErrorEnvelope {

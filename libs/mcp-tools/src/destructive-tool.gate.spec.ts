@@ -1,0 +1,238 @@
+// oxlint-disable typescript/no-unsafe-type-assertion -- test doubles stand in for the Nest providers the gate receives
+import { Logger } from '@nestjs/common';
+import { describe, expect, it, vi } from 'vitest';
+import { ROLE_PERMISSIONS } from '@app/access-vocabulary';
+import type { CallerContext } from '@app/identity';
+import {
+  ConfirmationUnavailableError,
+  type AskInput,
+  type ConfirmationService,
+  type RedeemOutcome,
+} from '@app/mcp-confirmations';
+import type { MetricsService } from '@app/metrics';
+import { detachedChannel, McpError, type McpRequestContext } from '@app/mcp-transport';
+import { DestructiveToolGate, type GateDecision } from './destructive-tool.gate.js';
+import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
+import { ToolCatalog } from './tool-catalog.js';
+
+const USER_ID = '6f1c2a8e-0d7b-4c39-9a51-1b2e3c4d5e6f';
+const catalog = new ToolCatalog();
+const tool = catalog.get('delete_portal_user')!;
+const spec = tool.def.confirmation!;
+const args = { id: USER_ID };
+
+const caller: CallerContext = {
+  principal: {
+    tokenId: 'a3f1c2b4-1111-4222-8333-944455556666',
+    tokenKind: 'personal',
+    tokenName: 't',
+    scopes: ['portal_users:write'],
+    expiresAt: null,
+    clientName: null,
+    audience: null,
+    organizationId: 'b1e2c3d4-2222-4333-8444-955566667777',
+    organizationSlug: 'acme',
+    userId: 'c1d2e3f4-3333-4444-8555-a66677778888',
+    userEmail: 'o@acme.test',
+    userName: 'O',
+    membership: {
+      id: 'd1e2f3a4-4444-4555-8666-b77788889999',
+      status: 'active',
+      role: 'owner',
+      permissions: ROLE_PERMISSIONS.owner,
+    },
+  },
+  channel: 'mcp',
+  clientName: 'client',
+  confirmationId: null,
+  requestId: 'req-1',
+};
+
+function ctx(
+  era: 'legacy' | 'modern' = 'modern',
+  clientCapabilities: Record<string, unknown> = { elicitation: {} },
+): McpRequestContext {
+  return {
+    era,
+    protocolVersion: era === 'modern' ? '2026-07-28' : '2025-11-25',
+    method: 'tools/call',
+    jsonRpcId: 1,
+    clientCapabilities,
+    meta: {},
+    channel: detachedChannel(),
+  };
+}
+
+const RECORD = { id: USER_ID, name: 'Pat\u0007 Doe', email: 'pat@acme.test' };
+
+function setup(
+  opts: {
+    lookup?: RestResponse;
+    redeem?: RedeemOutcome | Error;
+    inspect?: RedeemOutcome;
+    ask?: Error;
+  } = {},
+) {
+  const asked: AskInput[] = [];
+  const ask = vi.fn<ConfirmationService['ask']>((input: AskInput) => {
+    if (opts.ask !== undefined) return Promise.reject(opts.ask);
+    asked.push(input);
+    return Promise.resolve({
+      confirmationId: 'conf-new',
+      requestState: 'state-new',
+      expiresAt: new Date(),
+    });
+  });
+  const redeem = vi.fn<ConfirmationService['redeem']>(() => {
+    const r = opts.redeem;
+    if (r instanceof Error) return Promise.reject(r);
+    if (r === undefined || r.kind === 'pending') throw new Error('no redeem answer set');
+    return Promise.resolve(r);
+  });
+  const inspect = vi.fn<ConfirmationService['inspect']>(() => {
+    const r = opts.inspect;
+    if (r === undefined || r.kind === 'consumed' || r.kind === 'declined')
+      throw new Error('no inspect answer set');
+    return Promise.resolve(r);
+  });
+  const lookups: string[] = [];
+  const dispatch = vi.fn<RestDispatcher['dispatch']>((_c, method, path) => {
+    lookups.push(`${method} ${path}`);
+    return Promise.resolve(
+      opts.lookup ?? { status: 200, body: RECORD, text: JSON.stringify(RECORD) },
+    );
+  });
+  const recorded: string[] = [];
+  const recordConfirmation = vi.fn<MetricsService['recordConfirmation']>((o) => {
+    recorded.push(o);
+  });
+  const gate = new DestructiveToolGate(
+    { ask, redeem, inspect } as unknown as ConfirmationService,
+    { dispatch } as unknown as RestDispatcher,
+    { recordConfirmation } as unknown as MetricsService,
+  );
+  const check = (params: Record<string, unknown>, c = ctx()): Promise<GateDecision> =>
+    gate.check(tool, spec, args, params, c, caller);
+  return { check, asked, lookups, recorded, redeem };
+}
+
+describe('DestructiveToolGate', () => {
+  it('a 2025 client, or one without form elicitation, gets confirmation_required and nothing is recorded', async () => {
+    for (const c of [
+      ctx('legacy'),
+      ctx('modern', {}),
+      ctx('modern', { elicitation: { url: {} } }),
+    ]) {
+      const s = setup();
+      const decision = await s.check({}, c);
+      expect(decision).toMatchObject({
+        kind: 'refused',
+        envelope: { error: { code: 'confirmation_required' } },
+      });
+      expect(s.asked).toHaveLength(0);
+      expect(s.lookups).toHaveLength(0);
+    }
+  });
+
+  it('asks with a question naming the record (control characters removed) and binds it to the call', async () => {
+    const s = setup();
+    const decision = await s.check({});
+    expect(s.lookups).toEqual([`GET /v1/portal-users/${USER_ID}`]);
+    expect(decision).toMatchObject({
+      kind: 'input_required',
+      confirmationId: 'conf-new',
+      requestState: 'state-new',
+      inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form' } } },
+    });
+    expect(s.asked[0]).toMatchObject({
+      tool: 'delete_portal_user',
+      args,
+      targetType: 'portal_user',
+      targetId: USER_ID,
+      organizationId: caller.principal.organizationId,
+      clientName: 'client',
+    });
+    expect(s.asked[0]?.message).toBe(
+      'Delete portal user Pat Doe <pat@acme.test>? This cannot be undone.',
+    );
+    expect(s.recorded).toEqual(['asked']);
+  });
+
+  it('a target the API cannot find is its own 404 envelope; nothing is asked', async () => {
+    const envelope = { error: { code: 'NOT_FOUND', message: 'Portal user not found' } };
+    const s = setup({ lookup: { status: 404, body: envelope } });
+    expect(await s.check({})).toEqual({ kind: 'refused', confirmationId: null, envelope });
+    expect(s.asked).toHaveLength(0);
+  });
+
+  it('an accepted answer lets the call proceed without reading the target again', async () => {
+    const s = setup({ redeem: { kind: 'consumed', confirmationId: 'conf-1' } });
+    const decision = await s.check({
+      requestState: 'state',
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(decision).toEqual({ kind: 'proceed', confirmationId: 'conf-1' });
+    expect(s.lookups).toHaveLength(0);
+    expect(s.recorded).toEqual(['consumed']);
+  });
+
+  it('declined, replayed and tampered answers never proceed', async () => {
+    const answer = { confirm: { action: 'accept', content: { confirm: true } } };
+    const declined = setup({ redeem: { kind: 'declined', confirmationId: 'c' } });
+    expect(await declined.check({ requestState: 's', inputResponses: answer })).toMatchObject({
+      kind: 'refused',
+      envelope: { error: { code: 'USER_DECLINED' } },
+    });
+    const replayed = setup({ redeem: { kind: 'replayed', confirmationId: 'c' } });
+    expect(await replayed.check({ requestState: 's', inputResponses: answer })).toMatchObject({
+      kind: 'refused',
+      envelope: { error: { code: 'confirmation_replayed' } },
+    });
+    const tampered = setup({ redeem: { kind: 'tampered', reason: 'bad_mac' } });
+    await expect(
+      tampered.check({ requestState: 's', inputResponses: answer }),
+    ).rejects.toBeInstanceOf(McpError);
+    expect(tampered.recorded).toEqual(['tampered']);
+  });
+
+  it('an expired confirmation, or a missing answer, is asked again', async () => {
+    const expired = setup({
+      redeem: { kind: 'expired', confirmationId: 'old' },
+    });
+    expect(
+      await expired.check({
+        requestState: 's',
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      }),
+    ).toMatchObject({ kind: 'input_required', confirmationId: 'conf-new' });
+    const missing = setup({ inspect: { kind: 'pending', confirmationId: 'c' } });
+    expect(await missing.check({ requestState: 's' })).toMatchObject({
+      kind: 'input_required',
+    });
+    expect(missing.redeem).not.toHaveBeenCalled();
+  });
+
+  it('malformed requestState or inputResponses are invalid params', async () => {
+    const s = setup();
+    await expect(s.check({ requestState: 42 })).rejects.toBeInstanceOf(McpError);
+    await expect(s.check({ requestState: 's', inputResponses: [] })).rejects.toBeInstanceOf(
+      McpError,
+    );
+  });
+
+  it('an unavailable confirmation store refuses the call (confirmation_unavailable); nothing runs', async () => {
+    const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const s = setup({ redeem: new ConfirmationUnavailableError(new Error('down')) });
+    const decision = await s.check({
+      requestState: 's',
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(decision).toMatchObject({
+      kind: 'refused',
+      envelope: { error: { code: 'confirmation_unavailable' } },
+    });
+    expect(s.recorded).toEqual(['refused_unavailable']);
+    expect(logged).toHaveBeenCalledOnce();
+    logged.mockRestore();
+  });
+});
