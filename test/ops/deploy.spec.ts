@@ -5,7 +5,8 @@
  * metric (and label) used in PromQL must exist in the metric catalogue, so a typo in a dashboard or
  * an alert rule fails here.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
 import { ENV_KEYS } from '@app/config';
 import { DEFAULT_PROCESS_METRIC_NAMES, METRICS, type MetricDefinition } from '@app/metrics';
@@ -13,6 +14,16 @@ import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import {
+  containersOf,
+  isBuiltInKind,
+  manifestsIn,
+  renderKustomization,
+  schemaProblems,
+  unknownFieldProblems,
+  type Json,
+  type Manifest,
+} from '../support/kubernetes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
@@ -738,6 +749,11 @@ const serverEnv = envOf(services.server);
 const SERVER_PORT = Number(serverEnv.PORT ?? '3000');
 const MIGRATE_COMMAND = ['node', 'dist/apps/server/src/migrate.js', 'up'];
 const SERVE_COMMAND = ['node', 'dist/apps/server/src/main.js'];
+/** `npm run admin` without npm: package.json's script, split. */
+const packageScripts: { scripts: Record<string, string> } = JSON.parse(read('package.json'));
+const ADMIN_COMMAND: string[] = packageScripts.scripts.admin.split(' ');
+const ADMIN_JOB_FILE = 'admin-org-create-job.yaml';
+const OVERLAY_DIR = 'deploy/k8s/overlays/production';
 
 const alertRules = loadYaml(validateAlerts, 'deploy/prometheus/alerts.yml').groups.flatMap(
   (g) => g.rules,
@@ -1015,8 +1031,9 @@ describe('Grafana provisioning', () => {
 });
 
 describe('docker-compose', () => {
-  it('has postgres, redis, migrate, server, prometheus and grafana', () => {
+  it('has postgres, redis, migrate, server, prometheus and grafana (and admin, on demand)', () => {
     expect(Object.keys(services).sort()).toEqual([
+      'admin',
       'grafana',
       'migrate',
       'postgres',
@@ -1230,9 +1247,9 @@ describe('Kubernetes manifests', () => {
   const preStopSeconds =
     preStop?.sleep?.seconds ?? (preStopCommand[0] === 'sleep' ? Number(preStopCommand[1]) : 0);
 
-  it('kustomization lists every manifest but the example secret, in the one namespace', () => {
+  it('kustomization lists every manifest but the example secret and the one-shot admin Job, in the one namespace', () => {
     const files = k8sFiles().filter(
-      (f) => f !== 'kustomization.yaml' && f !== 'secret.example.yaml',
+      (f) => !['kustomization.yaml', 'secret.example.yaml', ADMIN_JOB_FILE].includes(f),
     );
     expect([...kustomization.resources].sort()).toEqual(files);
     const namespace = k8sObject(validateK8sObject, 'Namespace', 'namespace.yaml').metadata.name;
@@ -1387,5 +1404,238 @@ describe('image and compose hardening', () => {
       expect(composeFile.services[name]?.cap_drop, name).toEqual(['ALL']);
     }
     expect(composeFile.services.redis?.image).toMatch(/^redis:/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Kubernetes API schemas (kubernetes-models), the production overlay, the admin Job
+
+/** Every object of every YAML file under deploy/k8s but kustomizations and strategic-merge patches. */
+function everyManifest(): Manifest[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory()
+        ? walk(posix.join(dir, e.name))
+        : /\.ya?ml$/.test(e.name) &&
+            !/^kustomization\.ya?ml$/.test(e.name) &&
+            !/\.patch\.ya?ml$/.test(e.name)
+          ? [posix.join(dir, e.name)]
+          : [],
+    );
+  return walk('deploy/k8s').flatMap((f) => manifestsIn(join(ROOT, f)));
+}
+
+/** A path into a parsed manifest (the objects are checked against the API schemas above). */
+// oxlint-disable-next-line typescript/no-explicit-any -- manifests are read field by field
+const at = (o: Json): any => o;
+const kindOf = (m: Manifest): string => String(m.object.kind);
+const nameOf = (m: Manifest): string => String(at(m.object).metadata?.name);
+function one(manifests: Manifest[], kind: string, name?: string): Json {
+  const found = manifests.filter(
+    (m) => kindOf(m) === kind && (name === undefined || nameOf(m) === name),
+  );
+  if (found.length !== 1) throw new Error(`${found.length} ${kind} objects named ${name ?? '*'}`);
+  return found[0].object;
+}
+
+/** A copy of `deployment` changed by `change`, as one manifest. */
+function mutated(deployment: Json, change: (copy: Json) => void): Manifest[] {
+  const copy = structuredClone(deployment);
+  change(copy);
+  return [{ source: 'mutated', object: copy }];
+}
+
+describe('Kubernetes API schemas (kubernetes-models, offline)', () => {
+  const base = renderKustomization(join(ROOT, 'deploy/k8s'));
+  const production = renderKustomization(join(ROOT, OVERLAY_DIR));
+
+  it('the checkers catch a wrong type, a missing field and a field the API does not have', () => {
+    const mistyped = mutated(one(base, 'Deployment'), (d) => {
+      at(d).spec.template.spec.containers[0].ports[0].containerPort = 'http';
+      delete at(d).spec.selector;
+    });
+    expect(schemaProblems(mistyped).join('\n')).toMatch(/containerPort must be integer/);
+    expect(schemaProblems(mistyped).join('\n')).toMatch(/selector/);
+    // An unknown field is valid to the API's JSON schemas; the TypeScript check refuses it.
+    const misspelt = mutated(one(base, 'Deployment'), (d) => {
+      const container = at(d).spec.template.spec.containers[0];
+      container.readinesProbe = container.readinessProbe;
+    });
+    expect(schemaProblems(misspelt)).toEqual([]);
+    expect(unknownFieldProblems(misspelt).join('\n')).toMatch(/'"readinesProbe"' does not exist/);
+  });
+
+  it('every manifest file validates, with no unknown field', () => {
+    const all = everyManifest();
+    expect(all.length).toBeGreaterThanOrEqual(10);
+    expect(all.filter((m) => !isBuiltInKind(m)).map(kindOf)).toEqual(['ExternalSecret']);
+    expect(schemaProblems(all)).toEqual([]);
+    expect(unknownFieldProblems(all)).toEqual([]);
+  });
+
+  it('the rendered base and the rendered production overlay validate, with no unknown field', () => {
+    for (const rendered of [base, production]) {
+      expect(schemaProblems(rendered)).toEqual([]);
+      expect(unknownFieldProblems(rendered)).toEqual([]);
+    }
+    expect(production.map((m) => `${kindOf(m)}/${nameOf(m)}`).sort()).toEqual(
+      [...base.map((m) => `${kindOf(m)}/${nameOf(m)}`), 'ExternalSecret/mcp-server-secrets'].sort(),
+    );
+    for (const m of production) {
+      expect(at(m.object).metadata.labels?.['app.kubernetes.io/part-of'], nameOf(m)).toBe(
+        'platform-mcp',
+      );
+      expect(at(m.object).metadata.namespace, nameOf(m)).toBe(
+        kindOf(m) === 'Namespace' ? undefined : 'platform-mcp',
+      );
+    }
+  });
+
+  it('the renderer merges by kind and name, and refuses what it cannot render faithfully', () => {
+    const overlay = one(renderKustomization(join(ROOT, OVERLAY_DIR)), 'Deployment');
+    const baseDeployment = one(base, 'Deployment');
+    // The patch replaced resources of the one container and left everything else alone.
+    const { resources: _patched, ...rest } = at(overlay).spec.template.spec.containers[0];
+    const { resources: _base, ...baseRest } = at(baseDeployment).spec.template.spec.containers[0];
+    expect({ ...rest, image: '' }).toEqual({ ...baseRest, image: '' });
+    expect(at(overlay).spec.template.spec.containers).toHaveLength(1);
+    expect(() => renderKustomization(join(ROOT, 'deploy'))).toThrow(/no kustomization\.yaml/);
+
+    const dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
+    try {
+      const writeOverlay = (kustomization: string, files: Record<string, string> = {}): void => {
+        writeFileSync(join(dir, 'kustomization.yaml'), kustomization);
+        for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+      };
+      const baseRef = `resources:\n  - ${join(ROOT, 'deploy/k8s')}\n`;
+      writeOverlay(`${baseRef}replicas:\n  - name: mcp-server\n    count: 9\n`);
+      expect(() => renderKustomization(dir)).toThrow(/replicas not implemented/);
+      writeOverlay(`${baseRef}patches:\n  - path: p.yaml\n`, {
+        'p.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mcp-servr\nspec:\n  replicas: 9\n',
+      });
+      expect(() => renderKustomization(dir)).toThrow(/Deployment\/mcp-servr matches 0 objects/);
+      writeOverlay(`${baseRef}patches:\n  - path: p.yaml\n`, {
+        'p.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mcp-server\nspec:\n  $patch: replace\n',
+      });
+      expect(() => renderKustomization(dir)).toThrow(/directives are not implemented/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('production overlay (deploy/k8s/overlays/production)', () => {
+  const production = renderKustomization(join(ROOT, OVERLAY_DIR));
+  const deployment = at(one(production, 'Deployment', 'mcp-server'));
+  const container = deployment.spec.template.spec.containers[0];
+  const hpa = at(one(production, 'HorizontalPodAutoscaler', 'mcp-server'));
+  const pdb = at(one(production, 'PodDisruptionBudget', 'mcp-server'));
+  const configMap = at(one(production, 'ConfigMap', 'mcp-server-config'));
+  const externalSecret = at(one(production, 'ExternalSecret'));
+  const secretName: string = container.envFrom.find((e: Json) => e.secretRef !== undefined)
+    .secretRef.name;
+
+  it('takes its secrets from the secret store (External Secrets Operator), never from a file', () => {
+    expect(production.filter((m) => kindOf(m) === 'Secret')).toEqual([]);
+    expect(externalSecret.apiVersion).toBe('external-secrets.io/v1');
+    expect(externalSecret.spec.target.name).toBe(secretName);
+    expect(['SecretStore', 'ClusterSecretStore']).toContain(
+      externalSecret.spec.secretStoreRef.kind,
+    );
+    const keys: string[] = externalSecret.spec.data.map((d: Json) => d.secretKey);
+    expect(missingFrom(SERVER_ENV_KEYS, keys)).toEqual([]);
+    expect(keys).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'CONFIRMATION_KEYS', 'REDIS_URL']),
+    );
+    for (const d of externalSecret.spec.data) expect(d.remoteRef.key, d.secretKey).toMatch(/\S/);
+    // One place per key: nothing the Secret holds is also in the ConfigMap.
+    expect(Object.keys(configMap.data).filter((k) => keys.includes(k))).toEqual([]);
+  });
+
+  it('runs more replicas with more resources, the HPA and the PDB in step', () => {
+    expect(deployment.spec.replicas).toBe(hpa.spec.minReplicas);
+    expect(deployment.spec.replicas).toBeGreaterThan(3);
+    expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+    expect(pdb.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
+    expect(container.resources.requests.cpu).toBe('500m');
+    expect(container.resources.limits.memory).toBe('768Mi');
+    const pool = Number(configMap.data.DB_POOL_SIZE);
+    expect((hpa.spec.maxReplicas + 1) * pool + pool).toBeLessThan(100);
+  });
+
+  it('keeps the base hardening, probes and command, and pins the image', () => {
+    expect(container.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(deployment.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+    expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
+    for (const c of production.flatMap((m) => containersOf(m.object)))
+      expect(String(c.image)).toMatch(
+        /^registry\.example\.com\/platform\/platform-mcp:\d+\.\d+\.\d+$/,
+      );
+  });
+});
+
+describe('the admin command as a Kubernetes Job and a compose service', () => {
+  const [jobManifest] = manifestsIn(join(ROOT, 'deploy/k8s', ADMIN_JOB_FILE));
+  const job = at(jobManifest.object);
+  const pod = job.spec.template.spec;
+  const container = pod.containers[0];
+  const baseDeployment = at(one(renderKustomization(join(ROOT, 'deploy/k8s')), 'Deployment'));
+  const serverContainer = baseDeployment.spec.template.spec.containers[0];
+
+  it('runs org:create once, as `npm run admin` does, on the image the base deploys', () => {
+    expect(container.command).toEqual(ADMIN_COMMAND);
+    expect(container.args[0]).toBe('org:create');
+    expect(container.args).toEqual(expect.arrayContaining(['--name', '--owner-email']));
+    expect(container.args.filter((a: string) => a.startsWith('REPLACE_'))).toHaveLength(2);
+    expect(job.spec.backoffLimit).toBe(0);
+    expect(pod.restartPolicy).toBe('Never');
+    expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0);
+    expect(container.image).toBe(serverContainer.image);
+  });
+
+  it("is non-root with a read-only root filesystem, and reads the server's config and Secret", () => {
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(container.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(envFromRefs(container)).toEqual(envFromRefs(serverContainer));
+  });
+
+  it('compose runs it on demand (profile admin), read-only, after the migrations', () => {
+    const composeFile: {
+      services: Record<
+        string,
+        { profiles?: string[]; entrypoint?: string[]; read_only?: boolean; cap_drop?: string[] }
+      >;
+    } = parse(read('docker-compose.yml'));
+    const admin = composeFile.services.admin ?? {};
+    expect(admin.profiles).toEqual(['admin']);
+    expect(admin.entrypoint).toEqual(ADMIN_COMMAND);
+    expect(admin.read_only).toBe(true);
+    expect(admin.cap_drop).toEqual(['ALL']);
+    expect(dependsOn(services.admin ?? {})).toEqual({
+      postgres: 'service_healthy',
+      migrate: 'service_completed_successfully',
+    });
+    expect(envOf(services.admin)).toEqual(serverEnv);
+    expect(services.admin?.image).toBe(services.server?.image);
+  });
+
+  it('README and docs/operations.md say how to run it both ways', () => {
+    for (const doc of ['README.md', 'docs/operations.md']) {
+      const text = read(doc);
+      expect(text, doc).toContain('npm run admin -- org:create');
+      expect(text, doc).toContain(ADMIN_JOB_FILE);
+      expect(text, doc).toContain('docker compose run --rm admin');
+    }
   });
 });
