@@ -28,11 +28,13 @@ describe('REST /v1/audit-events', () => {
     const owner = await me(t);
     const principal = await t.server.app.get(TokensService).authenticate(t.tokens.owner);
     const handle = t.server.app.get(InternalDispatchRegistry).issue({
-      principal,
-      channel: 'mcp',
-      clientName: 'Claude Desktop',
-      confirmationId: 'conf-0001',
-      requestId: 'outer-request-0001',
+      caller: {
+        principal,
+        channel: 'mcp',
+        clientName: 'Claude Desktop',
+        confirmationId: 'conf-0001',
+        requestId: 'outer-request-0001',
+      },
     });
     // An in-process dispatch (what an MCP tool call does): the handle carries the caller.
     const viaMcp = await t.request('/v1/portal-users', {
@@ -69,7 +71,8 @@ describe('REST /v1/audit-events', () => {
     expect(trail[0].request_id).not.toBe('outer-request-0001');
     for (const e of trail) expect(matchesSchema('AuditEventDto', e)).toEqual([]);
 
-    // The handle is single-use, and an outside caller cannot make one up.
+    // The handle is single-use, and an outside caller cannot make one up: a request with a header
+    // this process did not issue is an ordinary outside request (its bearer token decides).
     const replay = await t.request('/v1/portal-users', {
       method: 'POST',
       headers: { [INTERNAL_DISPATCH_HEADER]: handle },
@@ -82,7 +85,10 @@ describe('REST /v1/audit-events', () => {
       headers: { [INTERNAL_DISPATCH_HEADER]: 'mcp' },
       json: { email: 'forged@example.com', name: 'Forged', send_invitation: false },
     });
-    expect(forged.status).toBe(401);
+    expect(forged.status).toBe(201);
+    const forgedBody: Json = await forged.json();
+    const forgedId = String(forgedBody.id);
+    expect((await events(`?resource_id=${forgedId}`)).map((e) => e.channel)).toEqual(['api']);
     const bodyChannel = await call(t, 'POST', '/v1/portal-users', {
       json: { email: 'c@example.com', name: 'C', channel: 'mcp' },
     });

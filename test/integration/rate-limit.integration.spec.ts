@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMetrics, sampleKey } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 describe('rate limits (shared Postgres store)', () => {
@@ -48,5 +49,30 @@ describe('the in-process dispatch header', () => {
       statuses.push(res.status);
     }
     expect(statuses.slice(3)).toEqual([429, 429]);
+  });
+});
+
+describe('an outside request with a made-up dispatch header', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => t.close());
+
+  it('is authenticated, answered and counted in the HTTP metrics like any outside request', async () => {
+    const key = sampleKey('http_requests_total', { route: 'GET /v1/me', status: '401' });
+    const counted = async () =>
+      parseMetrics(await (await t.request('/metrics')).text()).get(key) ?? 0;
+    const before = await counted();
+    const res = await t.request('/v1/me', { headers: { 'x-internal-dispatch': 'made-up' } });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+    expect(await counted()).toBe(before + 1);
+    // With a bearer token it is that token's request (channel api), nothing more.
+    const withToken = await t.request('/v1/me', {
+      token: 'member',
+      headers: { 'x-internal-dispatch': 'made-up' },
+    });
+    expect(withToken.status).toBe(200);
   });
 });

@@ -1,18 +1,26 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '@app/access-vocabulary';
-import { RequestContext } from '@app/identity';
+import type { FastifyRequest } from 'fastify';
+import { InternalDispatchRegistry, RequestContext } from '@app/identity';
 import type { AccessRequirement } from '@app/access-vocabulary';
 import { AccessPolicy } from './access.policy.js';
 import { ACCESS_PER_OPERATION, ACCESS_REQUIREMENT } from './requires-access.decorator.js';
 
-/** Runs the four checks on every authenticated REST route (membership checks even without a requirement). */
+/**
+ * Runs the four checks on every authenticated REST route (membership checks even without a
+ * requirement). An MCP tool call's in-process dispatch whose requirement the executor already
+ * evaluated for this caller, and that is exactly this route's, is not evaluated a second time; any
+ * other in-process dispatch (a resource read, the confirmation gate's lookup, a requirement that
+ * differs) gets the full evaluation.
+ */
 @Injectable()
 export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly policy: AccessPolicy,
     private readonly context: RequestContext,
+    private readonly dispatches: InternalDispatchRegistry,
   ) {}
 
   canActivate(ctx: ExecutionContext): boolean {
@@ -24,7 +32,19 @@ export class AccessGuard implements CanActivate {
         ACCESS_REQUIREMENT,
         targets,
       ) ?? {};
+    const verified = this.dispatches.dispatchOf(
+      ctx.switchToHttp().getRequest<FastifyRequest>().raw,
+    )?.verified;
+    if (verified !== undefined && sameRequirement(verified, requirement)) return true;
     this.policy.assert(this.context.principal, requirement);
     return true;
   }
+}
+
+function sameRequirement(a: AccessRequirement, b: AccessRequirement): boolean {
+  return (
+    a.permission === b.permission &&
+    a.scope?.resource === b.scope?.resource &&
+    a.scope?.access === b.scope?.access
+  );
 }

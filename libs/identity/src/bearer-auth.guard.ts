@@ -4,10 +4,7 @@ import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
-import {
-  INTERNAL_DISPATCH_HEADER,
-  InternalDispatchRegistry,
-} from './internal-dispatch.registry.js';
+import { InternalDispatchRegistry } from './internal-dispatch.registry.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC } from '@app/access-vocabulary';
 import { RequestContext } from './request-context.js';
@@ -34,12 +31,10 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     const request = ctx.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
     // The admin console's session guard ran first and authenticated this same-origin request.
     if (this.context.authenticatedBySession(request)) return true;
-    const handle = request.headers[INTERNAL_DISPATCH_HEADER];
-    if (typeof handle === 'string') {
-      const caller = this.dispatches.take(handle);
-      if (caller === undefined)
-        throw new DomainError('INVALID_TOKEN', 'The bearer token is invalid, expired or revoked');
-      this.context.setCaller(caller);
+    // An MCP tool call's in-process dispatch: its caller was authenticated on /mcp.
+    const dispatch = this.dispatches.dispatchOf(request.raw);
+    if (dispatch !== undefined) {
+      this.context.setCaller(dispatch.caller);
       return true;
     }
     await super.canActivate(ctx);

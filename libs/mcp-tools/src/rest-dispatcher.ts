@@ -6,6 +6,7 @@ import {
   InternalDispatchRegistry,
   type CallerContext,
 } from '@app/identity';
+import type { AccessRequirement } from '@app/access-vocabulary';
 import type { HttpMethod } from './tool-definition.js';
 
 export interface RestResponse {
@@ -34,10 +35,15 @@ export class RestDispatcher {
     caller: CallerContext,
     method: HttpMethod,
     path: string,
-    options: { query?: Record<string, unknown>; body?: unknown } = {},
+    options: {
+      query?: Record<string, unknown>;
+      body?: unknown;
+      /** The route's requirement, already evaluated for `caller` (the access guard skips it). */
+      verified?: AccessRequirement;
+    } = {},
   ): Promise<RestResponse> {
     this.fastify ??= this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const handle = this.dispatches.issue(caller);
+    const handle = this.dispatches.issue({ caller, verified: options.verified });
     const headers: Record<string, string> = {
       [INTERNAL_DISPATCH_HEADER]: handle,
       'x-request-id': caller.requestId,

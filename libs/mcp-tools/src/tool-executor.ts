@@ -177,7 +177,10 @@ export class ToolExecutor {
       caller,
       method,
       path,
-      method === 'GET' || method === 'DELETE' ? { query: rest } : { body: rest },
+      // The access checks ran in `run` for this caller and this requirement, the route's own.
+      method === 'GET' || method === 'DELETE'
+        ? { query: rest, verified: tool.access }
+        : { body: rest, verified: tool.access },
     );
     if (response.status >= 500 && response.status !== 502 && response.status !== 503) {
       this.logger.error(

@@ -1,4 +1,3 @@
-import { INTERNAL_DISPATCH_HEADER } from '@app/identity';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MetricsService } from './metrics.service.js';
 
@@ -35,15 +34,17 @@ export function httpRouteLabel(request: FastifyRequest): string | undefined {
  * for every REST response. Call it on the Fastify instance before the app starts listening
  * (`registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService))`).
  */
-export function registerHttpMetrics(fastify: FastifyInstance, metrics: MetricsService): void {
+export function registerHttpMetrics(
+  fastify: FastifyInstance,
+  metrics: MetricsService,
+  /** Whether a request is a tool call's in-process dispatch (counted once, as that tool call). */
+  inProcess: (request: FastifyRequest) => boolean = () => false,
+): void {
   fastify.addHook(
     'onResponse',
     (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
       // A tool call's in-process dispatch is counted once, as the MCP tool call it is.
-      const route =
-        request.headers[INTERNAL_DISPATCH_HEADER] === undefined
-          ? httpRouteLabel(request)
-          : undefined;
+      const route = inProcess(request) ? undefined : httpRouteLabel(request);
       if (route !== undefined) {
         metrics.recordHttpRequest(route, reply.statusCode, reply.elapsedTime / 1000);
       }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { INTERNAL_DISPATCH_HEADER, type InternalDispatchRegistry } from '@app/identity';
+import type { InternalDispatchRegistry } from '@app/identity';
 import { rateLimited } from './rate-limit.guard.js';
 import type { RateLimitService } from './rate-limit.service.js';
 
@@ -17,10 +17,9 @@ export function registerIpRateLimit(
 ): void {
   fastify.addHook('onRequest', async (request, reply) => {
     if (EXEMPT.test(request.url)) return;
-    // Only a handle this process issued exempts a request (a tool call's in-process dispatch,
-    // already counted on /mcp); any other value of the header is charged like everything else.
-    const handle = request.headers[INTERNAL_DISPATCH_HEADER];
-    if (typeof handle === 'string' && dispatches.has(handle)) return;
+    // A tool call's in-process dispatch was already counted on /mcp; any other request (whatever
+    // headers it sends) is charged.
+    if (dispatches.dispatchOf(request.raw) !== undefined) return;
     const decision = await limits.consumeIp(request.ip);
     if (decision.allowed) return;
     onRejected(request.url.split('?', 1)[0] ?? '');

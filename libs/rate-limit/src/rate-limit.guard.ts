@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@app/errors';
 import { IS_PUBLIC } from '@app/access-vocabulary';
-import { INTERNAL_DISPATCH_HEADER, RequestContext } from '@app/identity';
+import { InternalDispatchRegistry, RequestContext } from '@app/identity';
 import { RateLimitService } from './rate-limit.service.js';
 
 export function rateLimited(retryAfterSeconds: number): DomainError {
@@ -22,13 +22,14 @@ export class TokenRateLimitGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly limits: RateLimitService,
     private readonly context: RequestContext,
+    private readonly dispatches: InternalDispatchRegistry,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()]))
       return true;
     const request = ctx.switchToHttp().getRequest<FastifyRequest>();
-    if (request.headers[INTERNAL_DISPATCH_HEADER] !== undefined) return true;
+    if (this.dispatches.dispatchOf(request.raw) !== undefined) return true;
     const decision = await this.limits.consumeToken(this.context.principal.tokenId);
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
     return true;
