@@ -1,5 +1,6 @@
 import type {
   OAuthClientMetadata,
+  OAuthDiscoveryState,
   OAuthClientProvider,
   StoredOAuthClientInformation,
   StoredOAuthTokens,
@@ -16,6 +17,7 @@ export class InMemoryOAuthClient implements OAuthClientProvider {
   saved?: StoredOAuthTokens;
   verifier = '';
   authorizationUrl?: URL;
+  discovery?: OAuthDiscoveryState;
 
   constructor(
     readonly redirectUrl: string,
@@ -54,6 +56,21 @@ export class InMemoryOAuthClient implements OAuthClientProvider {
   codeVerifier(): string {
     return this.verifier;
   }
+  // Kept with the verifier, so the SDK can check that the callback comes from the authorization
+  // server it started with.
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+  /** What a real client does when the server says its credentials are no longer valid. */
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'client') this.information = undefined;
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if (scope === 'all' || scope === 'verifier') this.verifier = '';
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+  }
 }
 
 /** Reads the newest mail to `email` from the outbox (the embedded default's mail service). */
@@ -87,6 +104,7 @@ export async function authorizeInBrowser(options: {
 }): Promise<URL> {
   const { browser } = options;
   let next = options.authorizationUrl.href;
+  let consented = false;
   for (let hop = 0; hop < 20; hop++) {
     if (next.startsWith(options.redirectUrl)) return new URL(next);
     const response = await browser.fetch(next);
@@ -118,6 +136,9 @@ export async function authorizeInBrowser(options: {
       continue;
     }
     if (url.pathname.startsWith('/consent/')) {
+      // One decision per authorization: being asked again means the first was not recorded.
+      if (consented) throw new Error(`asked to consent a second time, at ${next}:\n${html}`);
+      consented = true;
       options.onConsentPage?.(html);
       const form: Record<string, string> = {
         csrf: hiddenField(html, 'csrf'),

@@ -5,7 +5,7 @@ import { AppConfig } from '@app/config';
 import { OAuthProviderService, CONSENT_PATH } from './oauth-provider.service.js';
 import { consentPage, messagePage, noMembershipPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';
-import { OAUTH_SCOPES, SCOPE_WORDS, isScope } from './scope-words.js';
+import { OAUTH_SCOPES, OIDC_SCOPES, SCOPE_WORDS, isScope } from './scope-words.js';
 
 /** What a consent route answers: a page (with its status) or a redirect. */
 export type ConsentOutcome =
@@ -109,9 +109,12 @@ export class ConsentService {
       );
     const clientId = String(details.params.client_id);
     const grant = new provider.Grant({ accountId: membership.membershipId, clientId });
-    const oidcScopes = details.prompt.details.missingOIDCScope;
-    if (Array.isArray(oidcScopes) && oidcScopes.length > 0)
-      grant.addOIDCScope(oidcScopes.filter((s) => typeof s === 'string').join(' '));
+    // Every scope asked for that the provider recognises (ours are among them) is granted at
+    // the provider level too, from the request itself: the prompt's details list the missing
+    // ones only when consent is the current prompt, not when the person had to sign in first
+    // (sign-in and consent are answered here together), which would ask for consent twice.
+    const providerScopes = requestedProviderScopes(details.params.scope);
+    if (providerScopes.length > 0) grant.addOIDCScope(providerScopes.join(' '));
     grant.addResourceScope(
       this.config.mcpUrl,
       this.requestedScopes(details.params.scope).join(' '),
@@ -142,6 +145,12 @@ export class ConsentService {
       throw err;
     }
   }
+}
+
+/** The scopes asked for that the provider recognises: the OpenID Connect ones and ours. */
+function requestedProviderScopes(scope: unknown): string[] {
+  const asked = typeof scope === 'string' ? scope.split(' ') : [];
+  return [...OIDC_SCOPES, ...OAUTH_SCOPES].filter((s) => asked.includes(s));
 }
 
 function page(status: number, html: string): ConsentOutcome {

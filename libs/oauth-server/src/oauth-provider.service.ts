@@ -16,7 +16,7 @@ import { clientDocumentUrlRefusal } from './client-document-url.js';
 import { PostgresOidcAdapter } from './oidc-adapter.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { messagePage } from './pages.js';
-import { OAUTH_SCOPES, writeScopeRefusal, writeScopesIn } from './scope-words.js';
+import { OAUTH_SCOPES, OIDC_SCOPES, writeScopeRefusal, writeScopesIn } from './scope-words.js';
 
 /** Where `oidc-provider` is mounted; its endpoints are `/oauth/authorize`, `/oauth/token`, … */
 export const OAUTH_MOUNT = '/oauth';
@@ -96,7 +96,7 @@ export class OAuthProviderService implements OnModuleInit {
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
       // Recognised scopes (metadata, client registration); the read scopes are granted for the
       // MCP resource only (getResourceServerInfo).
-      scopes: ['openid', 'offline_access', ...OAUTH_SCOPES],
+      scopes: [...OIDC_SCOPES, ...OAUTH_SCOPES],
       responseTypes: ['code'],
       pkce: { required: () => true },
       clientDefaults: {

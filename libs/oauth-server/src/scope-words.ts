@@ -6,6 +6,9 @@ import { READ_SCOPES, WRITE_SCOPES, type Scope } from '@app/access-vocabulary';
  */
 export const OAUTH_SCOPES: readonly Scope[] = READ_SCOPES;
 
+/** The OpenID Connect scopes the provider recognises besides ours (offline_access: a refresh token). */
+export const OIDC_SCOPES = ['openid', 'offline_access'] as const;
+
 /** What each scope lets a client do, in the words the consent page uses. */
 export const SCOPE_WORDS: Readonly<Record<Scope, string>> = {
   'portal_users:read': 'See the portal users of the organisation (names, e-mail addresses, status)',
