@@ -8,3 +8,4 @@ export { SignInLinkService, type IssuedSignInLink } from './sign-in-links.servic
 export { safeReturnPath } from './browser-secrets.js';
 export { mountOAuthServer } from './oauth-server.mount.js';
 export { OAuthProviderService } from './oauth-provider.service.js';
+export { OAuthHousekeeping, type SweepResult } from './oauth-housekeeping.service.js';

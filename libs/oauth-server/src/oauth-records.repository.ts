@@ -76,13 +76,19 @@ export class OAuthRecordsRepository {
     ]);
   }
 
-  /** Removes what expired more than a day ago (bounded, so a call stays short). */
-  async purgeExpired(limit = 1000): Promise<void> {
-    await this.ds.query(
+  /**
+   * Deletes at most `limit` records that expired more than a day ago; returns how many. Rows
+   * locked by another replica's sweep are skipped, not waited for.
+   */
+  async purgeExpired(limit: number): Promise<number> {
+    // A DELETE answers [rows, affected] through TypeORM's postgres driver.
+    const [, deleted] = await this.ds.query<[unknown[], number]>(
       `DELETE FROM oauth_records WHERE ctid IN (
-         SELECT ctid FROM oauth_records WHERE expires_at < now() - interval '1 day' LIMIT $1)`,
+           SELECT ctid FROM oauth_records WHERE expires_at < now() - interval '1 day'
+            LIMIT $1 FOR UPDATE SKIP LOCKED)`,
       [limit],
     );
+    return deleted;
   }
 
   /** The signing keys (a JWKS of private keys), creating them once for every replica. */

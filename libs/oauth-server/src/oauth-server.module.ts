@@ -3,6 +3,7 @@ import { IdentityModule } from '@app/identity';
 import { MailModule } from '@app/mail';
 import { ConsentController } from './consent.controller.js';
 import { ConsentService } from './consent.service.js';
+import { OAuthHousekeeping } from './oauth-housekeeping.service.js';
 import { OAuthProviderService } from './oauth-provider.service.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { PeopleRepository } from './people.repository.js';
@@ -26,6 +27,7 @@ import { UpstreamOidcService } from './upstream-oidc.service.js';
     OAuthRecordsRepository,
     OAuthProviderService,
     ConsentService,
+    OAuthHousekeeping,
   ],
   exports: [PersonSessionService, SignInLinkService, OAuthProviderService],
 })
