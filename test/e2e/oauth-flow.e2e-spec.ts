@@ -54,7 +54,11 @@ async function mcpStatus(token: string): Promise<number> {
 }
 
 /** Runs the whole interactive authorization once; returns a connected client. */
-async function authorize(provider: InMemoryOAuthClient, browser = new BrowserAgent(t.url)) {
+async function authorize(
+  provider: InMemoryOAuthClient,
+  browser = new BrowserAgent(t.url),
+  email = OWNER,
+) {
   const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
     authProvider: provider,
   });
@@ -66,7 +70,7 @@ async function authorize(provider: InMemoryOAuthClient, browser = new BrowserAge
     browser,
     authorizationUrl: provider.authorizationUrl!,
     redirectUrl: REDIRECT,
-    email: OWNER,
+    email,
     readMail,
     onConsentPage: (html) => (consentHtml = html),
   });
@@ -390,5 +394,55 @@ describe('connected clients', () => {
     const ok: Json = await again.client.callTool({ name: 'list_portal_users', arguments: {} });
     expect(ok.isError ?? false).toBe(false);
     await again.client.close();
+  });
+
+  it('a member who is not an admin lists and disconnects their own client (GET/DELETE /v1/me/tokens); another person’s grant is not found to them', async () => {
+    const member = new InMemoryOAuthClient(REDIRECT, undefined, 'Member’s own client');
+    const { client } = await authorize(member, new BrowserAgent(t.url), 'max.member@acme.test');
+    await client.close();
+    const owners = new InMemoryOAuthClient(REDIRECT, undefined, 'Owner’s other client');
+    await (await authorize(owners)).client.close();
+
+    // The organisation's token list stays for admins only.
+    const all = await t.request('/v1/tokens', { token: 'member' });
+    expect(all.status).toBe(403);
+
+    const me: Json = await (await t.request('/v1/me', { token: 'member' })).json();
+    const mine: Json = await (
+      await t.request('/v1/me/tokens?limit=100', { token: 'member' })
+    ).json();
+    expect(mine.data.length).toBeGreaterThan(0);
+    expect(mine.data.every((row: Json) => row.user_id === me.person.id)).toBe(true);
+    const grant = mine.data.find((row: Json) => row.client_name === 'Member’s own client');
+    expect(grant).toMatchObject({ kind: 'oauth', status: 'active' });
+    expect(mine.data.some((row: Json) => row.client_name === 'Owner’s other client')).toBe(false);
+
+    const everyone: Json = await (
+      await t.request('/v1/tokens?limit=100', { token: 'owner' })
+    ).json();
+    const ownersGrant = everyone.data.find(
+      (row: Json) => row.client_name === 'Owner’s other client',
+    );
+    const notTheirs = await t.request(`/v1/me/tokens/${ownersGrant.id}`, {
+      token: 'member',
+      method: 'DELETE',
+    });
+    expect(notTheirs.status).toBe(404);
+    expect(await mcpStatus(owners.saved!.access_token)).toBe(200);
+
+    const revoked = await t.request(`/v1/me/tokens/${grant.id}`, {
+      token: 'member',
+      method: 'DELETE',
+    });
+    expect(revoked.status).toBe(200);
+    const revokedRow: Json = await revoked.json();
+    expect(revokedRow.status).toBe('revoked');
+    expect(await mcpStatus(member.saved!.access_token)).toBe(401);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: member.saved!.refresh_token!,
+      client_id: member.information!.client_id,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
   });
 });

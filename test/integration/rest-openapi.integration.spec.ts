@@ -39,6 +39,8 @@ describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
     ['get', '/v1/tokens', 'listTokens', 'TokenPageDto'],
     ['post', '/v1/tokens', 'createToken', 'CreatedTokenDto'],
     ['delete', '/v1/tokens/{id}', 'revokeToken', 'TokenDto'],
+    ['get', '/v1/me/tokens', 'listMyTokens', 'TokenPageDto'],
+    ['delete', '/v1/me/tokens/{id}', 'revokeMyToken', 'TokenDto'],
   ];
 
   it.each(ROUTES)(

@@ -1,5 +1,5 @@
 import { scoped } from '@app/access-vocabulary';
-import type { EndpointContract } from '@app/rest-contract';
+import { PageQueryDto, type EndpointContract } from '@app/rest-contract';
 import {
   ListMembersQueryDto,
   MemberDto,
@@ -71,6 +71,37 @@ export const ORG_ADMIN_ENDPOINTS = {
     access: scoped('org', 'admin', 'admin'),
     operationId: 'revokeToken',
     summary: 'Revoke a token (idempotent)',
+    errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
+    params: TokenIdParamsDto,
+    response: TokenDto,
+  },
+  listMyTokens: {
+    method: 'GET',
+    path: '/v1/me/tokens',
+    status: 200,
+    access: {
+      kind: 'authenticated',
+      reason:
+        'A person sees their own tokens and the MCP clients they connected, whatever their role: only theirs, in this organisation',
+    },
+    operationId: 'listMyTokens',
+    summary: 'List your own tokens and connected MCP clients (OAuth grants) in this organisation',
+    errors: ['VALIDATION_ERROR'],
+    query: PageQueryDto,
+    response: TokenPageDto,
+  },
+  revokeMyToken: {
+    method: 'DELETE',
+    path: '/v1/me/tokens/:id',
+    status: 200,
+    access: {
+      kind: 'authenticated',
+      reason:
+        'A person disconnects their own MCP clients and revokes their own tokens, whatever their role: another person’s token is not found',
+    },
+    operationId: 'revokeMyToken',
+    summary:
+      'Revoke one of your own tokens, or disconnect an MCP client you authorized (its access and refresh tokens stop working at once; idempotent)',
     errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
     params: TokenIdParamsDto,
     response: TokenDto,

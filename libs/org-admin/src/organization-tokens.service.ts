@@ -10,6 +10,7 @@ import {
   decodeCursor,
   toPage,
   type Page,
+  type PageQueryDto,
   type Plain,
 } from '@app/rest-contract';
 import type {
@@ -21,7 +22,8 @@ import type {
 } from './token.dto.js';
 
 /**
- * API tokens of the caller's organisation (the routes need `org:admin` and the `admin` permission).
+ * API tokens of the caller's organisation (the routes need `org:admin` and the `admin` permission),
+ * and each person's own tokens (`/v1/me/tokens`, any member).
  * A token can only create tokens that reach no further and live no longer than itself (no
  * escalation from a narrower or expiring token). The secret is returned once and never audited.
  */
@@ -35,20 +37,13 @@ export class OrganizationTokensService {
     private readonly context: RequestContext,
   ) {}
 
-  async list(query: ListTokensQueryDto): Promise<Page<Plain<TokenDto>>> {
-    const p = this.context.principal;
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.tokens.list(p.organizationId, {
-      userId: query.user_id,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      take: limit + 1,
-    });
-    return toPage(
-      rows,
-      limit,
-      (r) => [r.cursorTs, r.token.id],
-      (r) => toTokenDto(r.token),
-    );
+  list(query: ListTokensQueryDto): Promise<Page<Plain<TokenDto>>> {
+    return this.page(query, query.user_id);
+  }
+
+  /** The caller's own tokens in this organisation (personal tokens and OAuth grants). */
+  listOwn(query: PageQueryDto): Promise<Page<Plain<TokenDto>>> {
+    return this.page(query, this.context.principal.userId);
   }
 
   async create(input: CreateTokenDto): Promise<Plain<CreatedTokenDto>> {
@@ -95,12 +90,24 @@ export class OrganizationTokensService {
     });
   }
 
-  /** Revokes a live token (idempotent: an already revoked token is returned unchanged). */
-  revoke(id: string): Promise<Plain<TokenDto>> {
+  /**
+   * Revokes one of the caller's own tokens; another person's token is NOT_FOUND (its existence
+   * is not revealed). Revoking an OAuth grant's token ends the grant (access and refresh).
+   */
+  revokeOwn(id: string): Promise<Plain<TokenDto>> {
+    return this.revoke(id, this.context.principal.userId);
+  }
+
+  /**
+   * Revokes a live token (idempotent: an already revoked token is returned unchanged).
+   * `ownerId`: only a token of this person (self-service).
+   */
+  revoke(id: string, ownerId?: string): Promise<Plain<TokenDto>> {
     const organizationId = this.context.principal.organizationId;
     return this.ds.transaction(async (tx) => {
       const before = await this.tokens.lock(tx, organizationId, id);
-      if (before === undefined) throw DomainError.notFound('Token');
+      if (before === undefined || (ownerId !== undefined && before.userId !== ownerId))
+        throw DomainError.notFound('Token');
       if (before.revokedAt !== null) return toTokenDto(before);
       const after = await this.tokens.revoke(tx, organizationId, id);
       if (after === undefined) throw DomainError.notFound('Token');
@@ -113,6 +120,21 @@ export class OrganizationTokensService {
       });
       return toTokenDto(after);
     });
+  }
+
+  private async page(query: PageQueryDto, userId?: string): Promise<Page<Plain<TokenDto>>> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const rows = await this.tokens.list(this.context.principal.organizationId, {
+      userId,
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+      take: limit + 1,
+    });
+    return toPage(
+      rows,
+      limit,
+      (r) => [r.cursorTs, r.token.id],
+      (r) => toTokenDto(r.token),
+    );
   }
 }
 

@@ -26,7 +26,7 @@ export class ListTokensQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     format: 'uuid',
     description:
-      'Admins: only this person’s tokens (default: everyone’s). Others always see only their own.',
+      'Only this person’s tokens (default: everyone’s). Your own tokens, whatever your role: GET /v1/me/tokens.',
   })
   @IsOptional()
   @IsUUID('all')

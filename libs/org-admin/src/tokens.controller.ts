@@ -1,6 +1,12 @@
 import { Body, Controller, Param, Query, UsePipes } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { ApiValidationPipe, type Page, type Plain, Endpoint } from '@app/rest-contract';
+import {
+  ApiValidationPipe,
+  Endpoint,
+  PageQueryDto,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
 import {
   CreatedTokenDto,
   CreateTokenDto,
@@ -11,7 +17,10 @@ import {
 import { OrganizationTokensService } from './organization-tokens.service.js';
 import { ORG_ADMIN_ENDPOINTS } from './org-admin.endpoints.js';
 
-/** API tokens (human/admin operations, not MCP tools): `org:admin` scope and `admin` permission. */
+/**
+ * API tokens (human/admin operations, not MCP tools): the organisation's need `org:admin` scope and
+ * `admin` permission; a person's own (`/v1/me/tokens`) need only a valid token of theirs.
+ */
 @ApiTags('tokens')
 @ApiBearerAuth()
 @UsePipes(ApiValidationPipe)
@@ -32,5 +41,15 @@ export class TokensController {
   @Endpoint(ORG_ADMIN_ENDPOINTS.revokeToken)
   revoke(@Param() params: TokenIdParamsDto): Promise<Plain<TokenDto>> {
     return this.tokens.revoke(params.id);
+  }
+
+  @Endpoint(ORG_ADMIN_ENDPOINTS.listMyTokens)
+  listOwn(@Query() query: PageQueryDto): Promise<Page<Plain<TokenDto>>> {
+    return this.tokens.listOwn(query);
+  }
+
+  @Endpoint(ORG_ADMIN_ENDPOINTS.revokeMyToken)
+  revokeOwn(@Param() params: TokenIdParamsDto): Promise<Plain<TokenDto>> {
+    return this.tokens.revokeOwn(params.id);
   }
 }
