@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startBuiltServer, type BuiltServer } from '../support/built-server.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { Json } from '../support/mcp-peers.js';
 import { legacyToolCall } from '../support/raw-mcp.js';
@@ -154,5 +156,97 @@ describe('client attribution in the 2025 era', () => {
     });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
+  });
+});
+
+function running(server: BuiltServer | undefined): BuiltServer {
+  if (server === undefined) throw new Error('the server did not start');
+  return server;
+}
+
+async function initializeOn(server: BuiltServer): Promise<string> {
+  const res = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${server.tokens.owner}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'Replica Hopper', version: '1' },
+      },
+    }),
+  });
+  expect(res.status).toBe(200);
+  return res.headers.get('mcp-session-id') ?? '';
+}
+
+/**
+ * Replicas are separate processes (the built server; `npm run build` first): two in one process
+ * would share process-wide state no deployment has (passport's strategy registry).
+ */
+describe('client attribution across replicas', () => {
+  const key = randomBytes(32).toString('hex');
+  let a: BuiltServer | undefined;
+  let b: BuiltServer | undefined;
+  let other: BuiltServer | undefined;
+  beforeAll(async () => {
+    a = await startBuiltServer({ env: { CONFIRMATION_KEYS: key } });
+    // A rotation in progress on the second replica: a new key first, the shared one still listed.
+    b = await startBuiltServer({
+      env: { CONFIRMATION_KEYS: `${randomBytes(32).toString('hex')},${key}` },
+    });
+    other = await startBuiltServer({ env: { CONFIRMATION_KEYS: randomBytes(32).toString('hex') } });
+  }, 360_000);
+  afterAll(async () => {
+    await Promise.all([a?.dispose(), b?.dispose(), other?.dispose()]);
+  });
+
+  it('a session id minted by one replica names the client on another that holds the key', async () => {
+    const [first, second] = [running(a), running(b)];
+    const sessionId = await initializeOn(first);
+    const res = await legacyToolCall(
+      second.url,
+      second.tokens.owner,
+      'create_account',
+      { name: 'Hopped Ltd' },
+      {
+        requestId: 'attr-replica-b',
+        protocolVersion: '2025-11-25',
+        headers: { 'mcp-session-id': sessionId },
+      },
+    );
+    expect(res.status).toBe(200);
+    const history = await fetch(`${second.url}/v1/mcp/tool-calls?tool=create_account&limit=100`, {
+      headers: { authorization: `Bearer ${second.tokens.owner}` },
+    });
+    const page: Json = await history.json();
+    expect(page.data.find((r: Json) => r.request_id === 'attr-replica-b')).toMatchObject({
+      client_name: 'Replica Hopper',
+    });
+  });
+
+  it('a replica without the key answers 404, so the client initializes again there', async () => {
+    const sessionId = await initializeOn(running(a));
+    const elsewhere = running(other);
+    const res = await legacyToolCall(
+      elsewhere.url,
+      elsewhere.tokens.owner,
+      'list_accounts',
+      {},
+      {
+        requestId: 'attr-other-keys',
+        protocolVersion: '2025-11-25',
+        headers: { 'mcp-session-id': sessionId },
+      },
+    );
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
   });
 });

@@ -227,7 +227,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
       database = await createDatabase(adminUrl);
       env.DATABASE_URL = database.url;
       env.SEED_DEMO = 'true';
-      env.CONFIRMATION_KEYS = randomBytes(32).toString('hex');
+      env.CONFIRMATION_KEYS = options.env?.CONFIRMATION_KEYS ?? randomBytes(32).toString('hex');
       await run(process.execPath, [MIGRATE, 'up'], env);
     }
 
