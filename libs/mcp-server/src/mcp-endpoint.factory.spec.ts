@@ -21,7 +21,9 @@ const extra = { principal: {}, requestId: 'req-9' } as unknown as McpCallExtra;
 
 function setup(
   call: () => Promise<McpHandlerOutcome>,
-  catalog = { list: () => [{ name: 'get_current_context' }] } as unknown as ToolCatalog,
+  catalog = {
+    listResult: () => Object.freeze({ tools: [{ name: 'get_current_context' }] }),
+  } as unknown as ToolCatalog,
 ) {
   const service = new MetricsService();
   const metrics = { recordMcpRequest: vi.spyOn(service, 'recordMcpRequest') };

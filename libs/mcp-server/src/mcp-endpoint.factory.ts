@@ -69,7 +69,8 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
         assertFirstPage(params);
         return {
           kind: 'complete',
-          result: { tools: catalog.list(ctx.protocolVersion) },
+          // One frozen result per revision for everyone: its JSON is rendered once and reused.
+          result: catalog.listResult(ctx.protocolVersion),
           cache: TOOLS_LIST_CACHE,
         };
       },

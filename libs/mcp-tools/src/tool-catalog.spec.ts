@@ -51,6 +51,19 @@ describe('ToolCatalog', () => {
     expect(catalog.list('2026-07-28')).toBe(catalog.list('2025-11-25'));
   });
 
+  it('answers tools/list with one frozen result per revision shape, the same object every time', () => {
+    const modern = catalog.listResult('2026-07-28');
+    expect(catalog.listResult('2025-06-18')).toBe(modern);
+    expect(catalog.listResult('2025-03-26')).not.toBe(modern);
+    expect(modern.tools).toBe(catalog.list('2026-07-28'));
+    // Frozen all the way down: the transport may render it once and reuse the bytes.
+    expect(Object.isFrozen(modern)).toBe(true);
+    for (const entry of modern.tools) {
+      expect(Object.isFrozen(entry)).toBe(true);
+      expect(Object.isFrozen(entry.inputSchema)).toBe(true);
+    }
+  });
+
   it('the docs count the tools there are ("N tools" in README.md and docs/)', () => {
     const root = new URL('../../../', import.meta.url);
     const files = [

@@ -117,11 +117,16 @@ export class ToolCatalog {
   /** 2025-03-26 had no `title` or `outputSchema` on tools. */
   private readonly listingV1: readonly Record<string, unknown>[];
   private readonly listingV2: readonly Record<string, unknown>[];
+  /** The whole `tools/list` result per revision shape, deep-frozen: the transport serialises each once. */
+  private readonly resultV1: Readonly<{ tools: readonly Record<string, unknown>[] }>;
+  private readonly resultV2: Readonly<{ tools: readonly Record<string, unknown>[] }>;
 
   constructor() {
     this.tools = compileTools(TOOLS);
-    this.listingV1 = [...this.tools.values()].map((t) => describe(t, false));
-    this.listingV2 = [...this.tools.values()].map((t) => describe(t, true));
+    this.listingV1 = deepFreeze([...this.tools.values()].map((t) => describe(t, false)));
+    this.listingV2 = deepFreeze([...this.tools.values()].map((t) => describe(t, true)));
+    this.resultV1 = Object.freeze({ tools: this.listingV1 });
+    this.resultV2 = Object.freeze({ tools: this.listingV2 });
   }
 
   get(name: string): CompiledTool | undefined {
@@ -134,6 +139,15 @@ export class ToolCatalog {
 
   list(protocolVersion: string): readonly Record<string, unknown>[] {
     return isFirstRevision(protocolVersion) ? this.listingV1 : this.listingV2;
+  }
+
+  /**
+   * The `tools/list` result for a revision: the same frozen object for every caller (every tool is
+   * listed for everyone) until the catalogue changes with a deployment, so the transport renders
+   * its JSON once per era and reuses it.
+   */
+  listResult(protocolVersion: string): Readonly<{ tools: readonly Record<string, unknown>[] }> {
+    return isFirstRevision(protocolVersion) ? this.resultV1 : this.resultV2;
   }
 }
 
@@ -182,4 +196,13 @@ function describe(t: CompiledTool, withLaterFields: boolean): Record<string, unk
     entry.annotations = def.annotations;
   }
   return entry;
+}
+
+/** Freezes `value` and everything reachable from it (the listing is never changed once built). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

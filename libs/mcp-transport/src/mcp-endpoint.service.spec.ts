@@ -1414,3 +1414,48 @@ describe('construction', () => {
     );
   });
 });
+
+describe('results rendered once', () => {
+  /** A frozen result whose `tools` getter counts how often it is serialised. */
+  function countingResult(frozen: boolean) {
+    let reads = 0;
+    const result = {
+      get tools() {
+        reads++;
+        return TOOLS_RESULT.tools;
+      },
+    };
+    if (frozen) Object.freeze(result);
+    return { result, reads: () => reads };
+  }
+
+  it('a frozen result returned again is serialised once per era and cache hint, with each request’s own id', async () => {
+    const { result, reads } = countingResult(true);
+    const hint: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
+    const { endpoint } = setup({
+      handlers: { 'tools/list': handlerReturning(complete(result, hint)) },
+    });
+    const first = reply(await endpoint.handle(modern('tools/list', {}, { id: 'm-1' }), EXTRA));
+    const second = reply(await endpoint.handle(modern('tools/list', {}, { id: 'm-2' }), EXTRA));
+    expect(reads()).toBe(1);
+    expect([first.id, second.id]).toEqual(['m-1', 'm-2']);
+    expect(second.result).toEqual(first.result);
+    expect(second.result).toMatchObject({ ...TOOLS_RESULT, resultType: 'complete', ...hint });
+
+    const old = reply(await endpoint.handle(legacy('tools/list', {}, { id: 'l-1' }), EXTRA));
+    const again = reply(await endpoint.handle(legacy('tools/list', {}, { id: 'l-2' }), EXTRA));
+    expect(reads()).toBe(2);
+    expect(old.id).toBe('l-1');
+    expect(again.id).toBe('l-2');
+    expect(again.result).toEqual(TOOLS_RESULT);
+    expectNoModernFields(again.result);
+  });
+
+  it('a result that may still change is serialised on every request', async () => {
+    const { result, reads } = countingResult(false);
+    const { endpoint } = setup({ handlers: { 'tools/list': handlerReturning(complete(result)) } });
+    await endpoint.handle(modern('tools/list'), EXTRA);
+    await endpoint.handle(modern('tools/list'), EXTRA);
+    expect(reads()).toBe(2);
+  });
+});

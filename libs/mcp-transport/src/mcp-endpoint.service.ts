@@ -213,6 +213,12 @@ export class McpEndpointService<TExtra> {
   private readonly modernRoutes: ReadonlyMap<string, ModernRoute<TExtra>>;
   private readonly serverInfoMeta: Readonly<Record<string, unknown>>;
   private readonly discoverResultJson: string;
+  /**
+   * The rendered JSON of frozen handler results, per result object and rendering (era, cache
+   * hint): a handler that returns the same frozen result again (`tools/list`, the same for every
+   * caller) is serialised once, not on every request.
+   */
+  private readonly renderedResults = new WeakMap<object, Map<string, string>>();
   private readonly initializeResultJson: ReadonlyMap<LegacyProtocolVersion, string>;
   private readonly onInternalError: McpEndpointOptions<TExtra>['onInternalError'];
   private readonly observe: McpEndpointOptions<TExtra>['observe'];
@@ -768,6 +774,25 @@ export class McpEndpointService<TExtra> {
     }
   }
 
+  /**
+   * `render()`, or for a frozen result (it cannot change any more) the JSON rendered the first time
+   * this result object was rendered this way.
+   */
+  private renderOnce(result: object, rendering: string, render: () => string): string {
+    if (!Object.isFrozen(result)) return render();
+    let byRendering = this.renderedResults.get(result);
+    if (byRendering === undefined) {
+      byRendering = new Map();
+      this.renderedResults.set(result, byRendering);
+    }
+    let json = byRendering.get(rendering);
+    if (json === undefined) {
+      json = render();
+      byRendering.set(rendering, json);
+    }
+    return json;
+  }
+
   private renderLegacyOutcome(
     outcome: McpHandlerOutcome,
     ctx: McpRequestContext,
@@ -778,8 +803,11 @@ export class McpEndpointService<TExtra> {
         `${ctx.method} returned input_required on a 2025 revision; only 2026-07-28 has it`,
       );
     }
-    const result = withoutModernFields(requireResultObject(outcome.result, ctx.method));
-    return ok('legacy', ctx.protocolVersion, label, resultBody(ctx.jsonRpcId, result));
+    const result = requireResultObject(outcome.result, ctx.method);
+    const json = this.renderOnce(result, 'legacy', () =>
+      JSON.stringify(withoutModernFields(result)),
+    );
+    return ok('legacy', ctx.protocolVersion, label, preSerializedResultBody(ctx.jsonRpcId, json));
   }
 
   private renderModernOutcome(
@@ -790,17 +818,22 @@ export class McpEndpointService<TExtra> {
   ): Handled {
     if (outcome.kind === 'complete') {
       const result = requireResultObject(outcome.result, ctx.method);
-      const body: Record<string, unknown> = { ...result, resultType: 'complete' };
-      if (route.cacheable) {
-        const hint = outcome.cache ?? DEFAULT_CACHE_HINT;
-        if (!isCacheHint(hint)) throw new Error(`${ctx.method} returned an invalid cache hint`);
-        body.ttlMs = hint.ttlMs;
-        body.cacheScope = hint.cacheScope;
-      }
-      body[META_FIELD] = isJsonObject(result[META_FIELD])
-        ? { ...result[META_FIELD], ...this.serverInfoMeta }
-        : this.serverInfoMeta;
-      return ok('modern', ctx.protocolVersion, label, resultBody(ctx.jsonRpcId, body));
+      const hint = route.cacheable ? (outcome.cache ?? DEFAULT_CACHE_HINT) : undefined;
+      if (hint !== undefined && !isCacheHint(hint))
+        throw new Error(`${ctx.method} returned an invalid cache hint`);
+      const rendering = hint === undefined ? 'modern' : `modern:${hint.ttlMs}:${hint.cacheScope}`;
+      const json = this.renderOnce(result, rendering, () => {
+        const body: Record<string, unknown> = { ...result, resultType: 'complete' };
+        if (hint !== undefined) {
+          body.ttlMs = hint.ttlMs;
+          body.cacheScope = hint.cacheScope;
+        }
+        body[META_FIELD] = isJsonObject(result[META_FIELD])
+          ? { ...result[META_FIELD], ...this.serverInfoMeta }
+          : this.serverInfoMeta;
+        return JSON.stringify(body);
+      });
+      return ok('modern', ctx.protocolVersion, label, preSerializedResultBody(ctx.jsonRpcId, json));
     }
 
     if (!route.allowsInputRequired) {
