@@ -79,6 +79,34 @@ async function authorize(
   return { client: await connect(provider), consentHtml, browser };
 }
 
+describe('discovery names exactly what an OAuth client can be granted', () => {
+  it('the PRM, the 401 challenge and the AS metadata all say: the three read scopes, nothing that writes', async () => {
+    const READ = ['accounts:read', 'audit:read', 'portal_users:read'];
+    const prm: Json = await (
+      await fetch(`${t.url}/.well-known/oauth-protected-resource/mcp`)
+    ).json();
+    expect([...prm.scopes_supported].sort(byText)).toEqual(READ);
+
+    const challenge = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(challenge.status).toBe(401);
+    const scope = /scope="([^"]*)"/.exec(challenge.headers.get('www-authenticate') ?? '')?.[1];
+    expect(scope?.split(' ').sort(byText)).toEqual(READ);
+
+    const as: Json = await (await fetch(`${t.url}/.well-known/oauth-authorization-server`)).json();
+    const grantable = as.scopes_supported.filter(
+      (s: string) => s !== 'openid' && s !== 'offline_access',
+    );
+    expect([...grantable].sort(byText)).toEqual(READ);
+  });
+});
+
 describe('the v2 SDK client authorizes by URL alone (DCR)', () => {
   let provider: InMemoryOAuthClient;
   let client: Client;
@@ -103,7 +131,7 @@ describe('the v2 SDK client authorizes by URL alone (DCR)', () => {
   it('gets an opaque oat_ access token bound to the MCP URL, and a refresh token', () => {
     expect(provider.saved?.access_token).toMatch(/^oat_[0-9A-Za-z]{40}$/);
     expect(provider.saved?.refresh_token).toBeDefined();
-    expect(provider.saved?.scope?.split(' ').sort()).toEqual([
+    expect(provider.saved?.scope?.split(' ').sort(byText)).toEqual([
       'accounts:read',
       'audit:read',
       'portal_users:read',
@@ -170,6 +198,8 @@ async function registerClient(redirect = REDIRECT): Promise<string> {
   expect(response.status).toBe(201);
   return body.client_id;
 }
+
+const byText = (a: string, b: string): number => a.localeCompare(b);
 
 const VERIFIER = 'a'.repeat(20) + 'B'.repeat(23) + '-._~0123456789';
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');

@@ -88,12 +88,11 @@ export class OAuthProviderService implements OnModuleInit {
       async findAccount(_ctx, sub) {
         const member = await memberships.findPersonOfMembership(sub);
         if (member === undefined) return undefined;
-        return {
-          accountId: sub,
-          claims: () => ({ sub, email: member.email, email_verified: true, name: member.name }),
-        };
+        return { accountId: sub, claims: () => ({ sub }) };
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+      // No `email`/`profile` scopes: the consent page names what a client gets (the read scopes),
+      // and a person's e-mail or name in an ID token would be a disclosure it does not show.
+      claims: { openid: ['sub'] },
       // Recognised scopes (metadata, client registration); the read scopes are granted for the
       // MCP resource only (getResourceServerInfo).
       scopes: [...OIDC_SCOPES, ...OAUTH_SCOPES],
