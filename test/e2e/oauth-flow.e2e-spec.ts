@@ -364,6 +364,36 @@ describe('refusals of the authorization server', () => {
     expect(next.body.error).toBe('invalid_grant');
   });
 
+  it('RFC 7009 revocation of the access token ends the whole grant: the refresh token dies too', async () => {
+    const code = await codeFor();
+    const issued = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    });
+    expect(issued.body.refresh_token).toEqual(expect.any(String));
+    expect(await mcpStatus(issued.body.access_token)).toBe(200);
+    const revoked = await fetch(`${t.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: issued.body.access_token,
+        token_type_hint: 'access_token',
+        client_id: clientId,
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    expect(await mcpStatus(issued.body.access_token)).toBe(401);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: issued.body.refresh_token,
+      client_id: clientId,
+    });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
   it('an OAuth token is refused by the REST API (its audience is the MCP URL)', async () => {
     const code = await codeFor();
     const issued = await tokenRequest({
