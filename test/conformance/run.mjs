@@ -180,7 +180,10 @@ async function main() {
   const port = await freePort();
   const env = {
     ...process.env,
-    NODE_ENV: 'production',
+    // The suite's fixtures (test_* tools, prompts, test:// resources) are registered through our
+    // own registries; the configuration refuses them with NODE_ENV=production, so this run is "test".
+    NODE_ENV: 'test',
+    MCP_CONFORMANCE_FIXTURES: 'true',
     HOST: '127.0.0.1',
     PORT: String(port),
     DATA_DIR: join(work, 'data'),

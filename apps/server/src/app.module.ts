@@ -21,6 +21,7 @@ import { MeModule } from '@app/me';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { McpHistoryModule } from '@app/mcp-history';
+import { McpConformanceFixturesModule } from '@app/mcp-conformance-fixtures';
 import { McpServerModule } from '@app/mcp-server';
 import { PortalUsersModule } from '@app/portal-users';
 import { AccountsModule } from '@app/accounts';
@@ -110,6 +111,8 @@ export class AppModule {
         OrgAdminModule,
         McpHistoryModule,
         McpServerModule,
+        // Testing only; the configuration refuses MCP_CONFORMANCE_FIXTURES=true in production.
+        ...(config.mcpConformanceFixtures ? [McpConformanceFixturesModule] : []),
         OAuthServerModule,
         AdminConsoleModule,
       ],

@@ -214,6 +214,18 @@ export class AppConfig {
   @IsIn([false], { message: 'must be false with NODE_ENV=production' })
   oauthCimdAllowPrivateHosts = false;
 
+  /**
+   * Testing only: register the MCP conformance suite's fixture tools, prompts and resources
+   * (`test_*`, `test://…`) next to ours, so `npm run test:conformance` can exercise every scenario.
+   * Refused with NODE_ENV=production: they answer anyone with a valid token and do nothing useful.
+   */
+  @ValidateIf((c: AppConfig) => c.nodeEnv === 'production')
+  @IsIn([false], {
+    message:
+      'must be false with NODE_ENV=production (the conformance fixtures are for testing only)',
+  })
+  mcpConformanceFixtures = false;
+
   /** Upstream OpenID Connect provider people sign in with (the company's IdP). Optional. */
   @IsOptional()
   @Matches(/^https?:\/\/\S+$/, { message: 'must be an http(s) URL' })

@@ -90,6 +90,16 @@ describe('loadConfig', () => {
 });
 
 describe('NODE_ENV and the database bounds', () => {
+  it('refuses the MCP conformance fixtures in production, saying why', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', MCP_CONFORMANCE_FIXTURES: 'true' })).toThrow(
+      /MCP_CONFORMANCE_FIXTURES.*testing only/s,
+    );
+    expect(
+      loadConfig({ NODE_ENV: 'test', MCP_CONFORMANCE_FIXTURES: 'true' }).mcpConformanceFixtures,
+    ).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).mcpConformanceFixtures).toBe(false);
+  });
+
   it('accepts any NODE_ENV (staging boots); only production refuses development settings', () => {
     expect(loadConfig({ NODE_ENV: 'staging' }).nodeEnv).toBe('staging');
     expect(() =>

@@ -39,6 +39,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['OAUTH_ACCESS_TOKEN_TTL_SECONDS', 'oauthAccessTokenTtlSeconds', 'int'],
   ['OAUTH_REFRESH_TOKEN_TTL_SECONDS', 'oauthRefreshTokenTtlSeconds', 'int'],
   ['OAUTH_CIMD_ALLOW_PRIVATE_HOSTS', 'oauthCimdAllowPrivateHosts', 'bool'],
+  ['MCP_CONFORMANCE_FIXTURES', 'mcpConformanceFixtures', 'bool'],
   ['OIDC_ISSUER', 'oidcIssuer', 'string'],
   ['OIDC_CLIENT_ID', 'oidcClientId', 'string'],
   ['OIDC_CLIENT_SECRET', 'oidcClientSecret', 'string'],

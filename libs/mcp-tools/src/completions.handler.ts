@@ -129,6 +129,10 @@ export class CompletionsHandler {
         declared,
       });
     }
+    if (request.ref.type === 'ref/prompt') {
+      const own = this.prompts.completeExtension(request.ref.name, request.argument, request.value);
+      if (own !== undefined) return completion(own.slice(0, MAX_VALUES), own.length > MAX_VALUES);
+    }
     const source = this.sources.get(keyOf(request.ref, request.argument));
     if (source === undefined || request.value.length > MAX_PREFIX) return completion([], false);
 

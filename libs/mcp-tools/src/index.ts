@@ -21,3 +21,11 @@ export {
 } from './resources.handler.js';
 export { PromptsHandler } from './prompts.handler.js';
 export { CompletionsHandler } from './completions.handler.js';
+export {
+  MCP_EXTENSIONS,
+  matchUriTemplate,
+  type ExtensionPrompt,
+  type ExtensionResource,
+  type ExtensionTool,
+  type McpExtension,
+} from './mcp-extension.js';

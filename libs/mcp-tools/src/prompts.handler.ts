@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AccessPolicy, type AccessRequirement } from '@app/access';
 import { sanitizeForPrompt } from '@app/common';
 import {
@@ -11,6 +11,7 @@ import {
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { assertFirstPage, refusalOf } from './resources.handler.js';
+import { MCP_EXTENSIONS, type ExtensionPrompt, type McpExtension } from './mcp-extension.js';
 import { ToolCatalog } from './tool-catalog.js';
 
 interface PromptArgumentSpec {
@@ -185,9 +186,12 @@ export class PromptsHandler {
   /** 2025-03-26 had no `title` on prompts. */
   private readonly listingV1: readonly Record<string, unknown>[];
 
+  private readonly added: ReadonlyMap<string, ExtensionPrompt>;
+
   constructor(
     catalog: ToolCatalog,
     private readonly policy: AccessPolicy,
+    @Optional() @Inject(MCP_EXTENSIONS) extensions?: readonly McpExtension[],
   ) {
     this.prompts = new Map(
       PROMPTS.map((p) => {
@@ -200,7 +204,14 @@ export class PromptsHandler {
         return [p.name, { ...p, access: catalog.get(p.authorizedAs)!.access }];
       }),
     );
-    this.listing = PROMPTS.map((p) => ({
+    const added = new Map<string, ExtensionPrompt>();
+    for (const p of (extensions ?? []).flatMap((e) => e.prompts ?? [])) {
+      if (this.prompts.has(p.name) || added.has(p.name))
+        throw new Error(`PromptsHandler: prompt ${p.name} is registered twice`);
+      added.set(p.name, p);
+    }
+    this.added = added;
+    this.listing = [...PROMPTS, ...added.values()].map((p) => ({
       name: p.name,
       title: p.title,
       description: p.description,
@@ -211,7 +222,12 @@ export class PromptsHandler {
 
   /** The declared argument names of a prompt, or undefined for an unknown prompt. */
   argumentsOf(name: string): readonly string[] | undefined {
-    return this.prompts.get(name)?.arguments.map((a) => a.name);
+    return (this.prompts.get(name) ?? this.added.get(name))?.arguments.map((a) => a.name);
+  }
+
+  /** An extension prompt's own suggestions for one argument; undefined when it has none. */
+  completeExtension(name: string, argument: string, value: string): readonly string[] | undefined {
+    return this.added.get(name)?.complete?.(argument, value);
   }
 
   async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpHandlerOutcome> {
@@ -222,17 +238,24 @@ export class PromptsHandler {
 
   async get(
     params: Record<string, unknown>,
-    _ctx: McpRequestContext,
+    ctx: McpRequestContext,
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
     const name = params.name;
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: prompt name is required');
+    const added = this.added.get(name);
+    if (added !== undefined) {
+      const args = readArguments(added, params.arguments);
+      const refused = this.policy.evaluate(extra.principal, added.access);
+      if (refused !== null) throw refusalOf(refused);
+      return added.get(args, params, ctx);
+    }
     const prompt = this.prompts.get(name);
     if (prompt === undefined) {
       throw new McpError(INVALID_PARAMS, `Unknown prompt: ${name}`, {
         name,
-        available: [...this.prompts.keys()],
+        available: [...this.prompts.keys(), ...this.added.keys()],
       });
     }
     const args = readArguments(prompt, params.arguments);
@@ -255,7 +278,10 @@ export class PromptsHandler {
 }
 
 /** Declared names only, string values only (the protocol's type), required ones present and non-blank. */
-function readArguments(prompt: PromptSpec, raw: unknown): PromptArguments {
+function readArguments(
+  prompt: Pick<PromptSpec, 'name' | 'arguments'>,
+  raw: unknown,
+): Readonly<Record<string, string>> {
   const given: unknown = raw ?? {};
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object of strings');

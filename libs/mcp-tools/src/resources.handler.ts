@@ -1,5 +1,5 @@
 import { isJsonObject } from '@app/common';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
 import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
@@ -13,6 +13,12 @@ import {
 } from '@app/mcp-transport';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher } from './rest-dispatcher.js';
+import {
+  matchUriTemplate,
+  MCP_EXTENSIONS,
+  type ExtensionResource,
+  type McpExtension,
+} from './mcp-extension.js';
 import { pathParamsOf, ToolCatalog, type CompiledTool } from './tool-catalog.js';
 
 /**
@@ -155,24 +161,36 @@ export class ResourcesHandler {
     v2: readonly Record<string, unknown>[];
   };
 
+  private readonly added: readonly ExtensionResource[];
+
   constructor(
     catalog: ToolCatalog,
     private readonly policy: AccessPolicy,
     private readonly dispatcher: RestDispatcher,
+    @Optional() @Inject(MCP_EXTENSIONS) extensions?: readonly McpExtension[],
   ) {
+    this.added = (extensions ?? []).flatMap((e) => e.resources ?? []);
+    for (const r of this.added) {
+      if ((r.uri === undefined) === (r.uriTemplate === undefined))
+        throw new Error(`ResourcesHandler: ${r.name} needs exactly one of uri and uriTemplate`);
+    }
     this.templates = TEMPLATES.map((t) => ({ ...t, compiled: readTool(catalog, t.tool, ['id']) }));
     this.organizationTool = readTool(catalog, ORGANIZATION.tool, []);
     const { tool: _tool, ...organization } = ORGANIZATION;
-    this.listing = byRevision([{ ...organization, mimeType: MIME_TYPE }]);
-    this.templateListing = byRevision(
-      TEMPLATES.map(({ uriTemplate, name, title, description }) => ({
+    this.listing = byRevision([
+      { ...organization, mimeType: MIME_TYPE },
+      ...this.added.filter((r) => r.uri !== undefined).map(describeAdded),
+    ]);
+    this.templateListing = byRevision([
+      ...TEMPLATES.map(({ uriTemplate, name, title, description }) => ({
         uriTemplate,
         name,
         title,
         description,
         mimeType: MIME_TYPE,
       })),
-    );
+      ...this.added.filter((r) => r.uriTemplate !== undefined).map(describeAdded),
+    ]);
   }
 
   async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpHandlerOutcome> {
@@ -200,6 +218,18 @@ export class ResourcesHandler {
     const uri = params.uri;
     if (typeof uri !== 'string' || uri === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: uri is required');
+    for (const r of this.added) {
+      const vars =
+        r.uri === undefined
+          ? matchUriTemplate(r.uriTemplate ?? '', uri)
+          : r.uri === uri
+            ? {}
+            : undefined;
+      if (vars === undefined) continue;
+      const refused = this.policy.evaluate(extra.principal, r.access);
+      if (refused !== null) throw refusalOf(refused);
+      return { kind: 'complete', result: { contents: await r.read(uri, vars) }, cache: READ_CACHE };
+    }
     const target = this.resolve(uri);
     if (target === undefined) throw McpError.resourceNotFound(uri);
 
@@ -223,10 +253,10 @@ export class ResourcesHandler {
 
   /** The variables of a resource template (`{id}` → `id`), or undefined for an unknown template. */
   variablesOf(uriTemplate: string): readonly string[] | undefined {
-    const template = this.templates.find((t) => t.uriTemplate === uriTemplate);
-    return template === undefined
-      ? undefined
-      : [...template.uriTemplate.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const known =
+      this.templates.some((t) => t.uriTemplate === uriTemplate) ||
+      this.added.some((r) => r.uriTemplate === uriTemplate);
+    return known ? [...uriTemplate.matchAll(/\{(\w+)\}/g)].map((m) => m[1]) : undefined;
   }
 
   private resolve(uri: string): ResolvedTarget | undefined {
@@ -250,6 +280,17 @@ export class ResourcesHandler {
     }
     return undefined;
   }
+}
+
+/** A `resources/list` (or templates) entry for an extension's resource. */
+function describeAdded(r: ExtensionResource): Record<string, unknown> {
+  return {
+    ...(r.uri === undefined ? { uriTemplate: r.uriTemplate } : { uri: r.uri }),
+    name: r.name,
+    title: r.title,
+    description: r.description,
+    mimeType: r.mimeType,
+  };
 }
 
 /** The read tool a resource reuses: it must exist, be a GET, and take exactly these path params. */

@@ -1,9 +1,10 @@
 import { isJsonObject } from '@app/common';
 import { requirementOf, type AccessRequirement } from '@app/access-vocabulary';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { isFirstRevision } from '@app/mcp-transport';
 import type { DtoClass } from '@app/rest-contract';
 import { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
+import { MCP_EXTENSIONS, type ExtensionTool, type McpExtension } from './mcp-extension.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { TOOLS } from './tools.js';
 
@@ -121,12 +122,37 @@ export class ToolCatalog {
   private readonly resultV1: Readonly<{ tools: readonly Record<string, unknown>[] }>;
   private readonly resultV2: Readonly<{ tools: readonly Record<string, unknown>[] }>;
 
-  constructor() {
+  private readonly extensionTools: ReadonlyMap<string, CompiledExtensionTool>;
+
+  constructor(@Optional() @Inject(MCP_EXTENSIONS) extensions?: readonly McpExtension[]) {
     this.tools = compileTools(TOOLS);
-    this.listingV1 = deepFreeze([...this.tools.values()].map((t) => describe(t, false)));
-    this.listingV2 = deepFreeze([...this.tools.values()].map((t) => describe(t, true)));
+    const added = new Map<string, CompiledExtensionTool>();
+    for (const tool of (extensions ?? []).flatMap((e) => e.tools ?? [])) {
+      if (this.tools.has(tool.name) || added.has(tool.name))
+        throw new Error(`ToolCatalog: tool ${tool.name} is registered twice`);
+      if (tool.inputSchema.type !== 'object')
+        throw new Error(`ToolCatalog: ${tool.name}'s inputSchema must have root type "object"`);
+      const properties = isJsonObject(tool.inputSchema.properties)
+        ? Object.keys(tool.inputSchema.properties)
+        : [];
+      added.set(tool.name, { ...tool, argumentNames: new Set(properties) });
+    }
+    this.extensionTools = added;
+    this.listingV1 = deepFreeze([
+      ...[...this.tools.values()].map((t) => describe(t, false)),
+      ...[...added.values()].map((t) => describeExtension(t, false)),
+    ]);
+    this.listingV2 = deepFreeze([
+      ...[...this.tools.values()].map((t) => describe(t, true)),
+      ...[...added.values()].map((t) => describeExtension(t, true)),
+    ]);
     this.resultV1 = Object.freeze({ tools: this.listingV1 });
     this.resultV2 = Object.freeze({ tools: this.listingV2 });
+  }
+
+  /** A tool an extension module added (not a REST endpoint), by name. */
+  extension(name: string): CompiledExtensionTool | undefined {
+    return this.extensionTools.get(name);
   }
 
   get(name: string): CompiledTool | undefined {
@@ -176,6 +202,24 @@ function assertResultLike(def: ToolDefinition, tools: ReadonlyMap<string, Compil
     throw new Error(
       `${def.name}: the description must name ${def.resultLike}, whose result it shares`,
     );
+}
+
+export interface CompiledExtensionTool extends ExtensionTool {
+  argumentNames: ReadonlySet<string>;
+}
+
+function describeExtension(t: ExtensionTool, withLaterFields: boolean): Record<string, unknown> {
+  const entry: Record<string, unknown> = { name: t.name };
+  if (withLaterFields) entry.title = t.title;
+  entry.description = t.description;
+  entry.inputSchema = t.inputSchema;
+  if (withLaterFields) {
+    const { title: _title, ...hints } = t.annotations;
+    entry.annotations = hints;
+  } else {
+    entry.annotations = t.annotations;
+  }
+  return entry;
 }
 
 /**

@@ -14,7 +14,7 @@ import {
 import { isErrorEnvelope } from './json-values.js';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
-import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
+import { ToolCatalog, type CompiledExtensionTool, type CompiledTool } from './tool-catalog.js';
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import { ToolCallObserver } from './tool-call.observer.js';
@@ -70,16 +70,23 @@ export class ToolExecutor {
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: tool name is required');
     const tool = this.catalog.get(name);
+    const added = tool === undefined ? this.catalog.extension(name) : undefined;
     const executed =
-      tool === undefined
-        ? failed(new McpError(INVALID_PARAMS, `Unknown tool: ${name}`, { name }), ctx, NOTHING_YET)
-        : await this.execute(tool, params, ctx, extra);
+      tool !== undefined
+        ? await this.execute(tool, params, ctx, extra)
+        : added !== undefined
+          ? await this.executeExtension(added, params, ctx, extra)
+          : failed(
+              new McpError(INVALID_PARAMS, `Unknown tool: ${name}`, { name }),
+              ctx,
+              NOTHING_YET,
+            );
     await this.observer.completed({
       id: randomUUID(),
-      tool: tool === undefined ? null : name,
+      tool: tool === undefined && added === undefined ? null : name,
       attemptedTool: normalizeClientString(name) || 'unknown',
       receivedAt,
-      readOnly: tool?.def.annotations.readOnlyHint ?? true,
+      readOnly: (tool?.def.annotations ?? added?.annotations)?.readOnlyHint ?? true,
       ctx,
       extra,
       status: executed.status,
@@ -152,6 +159,36 @@ export class ToolExecutor {
     }
   }
 
+  /**
+   * A tool an extension module added (not a REST endpoint): the same declared-names and
+   * authorization checks, then the tool itself (it may answer `input_required`, use the request
+   * channel, or fail with `isError`).
+   */
+  private async executeExtension(
+    tool: CompiledExtensionTool,
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+    extra: McpCallExtra,
+  ): Promise<Executed> {
+    let progress = NOTHING_YET;
+    try {
+      const args = readDeclaredArguments(tool.name, tool.argumentNames, params.arguments);
+      progress = { ...progress, args };
+      const refusal = this.policy.evaluate(extra.principal, tool.access);
+      if (refusal !== null) return refusedWith(refusal.toEnvelope(), progress);
+      const outcome = await tool.run(args, params, ctx, extra);
+      const status =
+        outcome.kind === 'input_required'
+          ? 'input_required'
+          : outcome.result.isError === true
+            ? 'tool_error'
+            : 'ok';
+      return { ...progress, status, outcome };
+    } catch (err) {
+      return failed(err, ctx, progress);
+    }
+  }
+
   private async dispatch(
     tool: CompiledTool,
     args: Record<string, unknown>,
@@ -197,15 +234,23 @@ export class ToolExecutor {
 
 /** Only declared argument names pass; a declared argument with a bad value is the endpoint's to judge. */
 function readArguments(tool: CompiledTool, raw: unknown): Record<string, unknown> {
+  return readDeclaredArguments(tool.def.name, tool.argumentNames, raw);
+}
+
+function readDeclaredArguments(
+  name: string,
+  allowed: ReadonlySet<string>,
+  raw: unknown,
+): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
   if (!isJsonObject(raw)) {
     throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object');
   }
   for (const key of Object.keys(raw)) {
-    if (!tool.argumentNames.has(key)) {
-      throw new McpError(INVALID_PARAMS, `Unknown argument "${key}" for tool ${tool.def.name}`, {
+    if (!allowed.has(key)) {
+      throw new McpError(INVALID_PARAMS, `Unknown argument "${key}" for tool ${name}`, {
         argument: key,
-        allowed: [...tool.argumentNames],
+        allowed: [...allowed],
       });
     }
   }

@@ -1,0 +1,3 @@
+export { McpConformanceFixturesModule } from './mcp-conformance-fixtures.module.js';
+export { conformanceFixtures } from './fixtures.js';
+export { ClientInput, type InputRequest } from './client-input.js';
