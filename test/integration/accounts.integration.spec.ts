@@ -159,6 +159,24 @@ describe('REST /v1/accounts', () => {
     });
   });
 
+  it('every free-text field refuses control characters, as portal users do; nothing written', async () => {
+    await expectNoChange(async () => {
+      const created = await call(t, 'POST', '/v1/accounts', {
+        json: { name: 'Bell\u0007 Corp', external_id: 'crm\n1' },
+      });
+      expect(created.status).toBe(422);
+      expect(created.body.error.details).toEqual([
+        { field: 'name', message: 'must not contain control characters' },
+        { field: 'external_id', message: 'must not contain control characters' },
+      ]);
+      const listed = await call(t, 'GET', `/v1/accounts?q=${encodeURIComponent('a\u001fb')}`);
+      expect(listed.status).toBe(422);
+      expect(listed.body.error.details).toEqual([
+        { field: 'q', message: 'must not contain control characters' },
+      ]);
+    });
+  });
+
   it('PATCH changes only the fields sent (null clears), audits what changed, and a no-op writes nothing', async () => {
     const umbrella = await findAccount(t, 'Umbrella Corp');
     const r = await call(t, 'PATCH', `/v1/accounts/${umbrella.id}`, {

@@ -1,5 +1,5 @@
-import { IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
-import { Input, OptionalNotNull, Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { Input, Out, PageQueryDto, Trim } from '@app/rest-contract';
 
 const NAME_MAX = 200;
 const EXTERNAL_ID_MAX = 200;
@@ -17,42 +17,28 @@ export class AccountIdParamsDto {
 }
 
 export class ListAccountsQueryDto extends PageQueryDto {
-  @Input.optional({
+  @Input.optionalText({
     maxLength: 200,
     description: 'Only accounts whose name contains this text, ignoring case.',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
   q?: string;
 }
 
 export class CreateAccountDto {
-  @Input.required({
+  @Input.requiredText({
     maxLength: NAME_MAX,
     example: 'Initech',
     description: 'The company’s name.',
   })
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(NAME_MAX)
   name: string;
 
-  @Input.optional({
+  @Input.optionalText({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
     description:
       'The company’s id in another system (e.g. a CRM); unique in the organisation (else CONFLICT).',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
   @Input.optional({
@@ -73,25 +59,15 @@ export class CreateAccountDto {
 
 /** PATCH: only the fields present change; `null` clears `external_id` / `tax_id`. */
 export class UpdateAccountDto {
-  @Input.optional({ maxLength: NAME_MAX, description: 'New company name.' })
-  @OptionalNotNull()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(NAME_MAX)
+  @Input.optionalText({ maxLength: NAME_MAX, description: 'New company name.' })
   name?: string;
 
-  @Input.optional({
+  @Input.optionalText({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
     description: 'New id in another system, unique in the organisation; null clears it.',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
   @Input.optional({

@@ -1,5 +1,5 @@
-import { IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
-import { Input, Out, TimeRangeQueryDto, Trim } from '@app/rest-contract';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
+import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
 import {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
@@ -51,17 +51,11 @@ export class ListAuditEventsQueryDto extends TimeRangeQueryDto {
   @IsIn(AUDIT_CHANNELS)
   channel?: string;
 
-  @Input.optional({
+  @Input.optionalText({
     maxLength: 200,
     description:
       "Text (any case) in the actor's name or e-mail, the token's name, the resource label or the client name: finds a deleted portal user's events by e-mail.",
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
-  @Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' })
   q?: string;
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { AuditEventDto } from '@app/audit-trail';
 import { CONFIRMATION_STATUSES, type ConfirmationStatus } from '@app/mcp-confirmations';
-import { Out, TimeRangeQueryDto, Trim } from '@app/rest-contract';
+import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
 import { ToolCallDto } from './tool-call.dto.js';
 
 export class ConfirmationIdParamsDto {
@@ -21,15 +21,10 @@ export class ListConfirmationsQueryDto extends TimeRangeQueryDto {
   @IsIn(CONFIRMATION_STATUSES)
   status?: ConfirmationStatus;
 
-  @ApiPropertyOptional({
+  @Input.optionalText({
     description: 'Only confirmations of this tool (exact name).',
     maxLength: 200,
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
   tool?: string;
 
   @ApiPropertyOptional({

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsOptional, IsUUID } from 'class-validator';
 import { ERA_LABELS } from '@app/mcp-transport';
-import { Out, TimeRangeQueryDto, Trim } from '@app/rest-contract';
+import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
 import { OutNumber } from './out-number.decorator.js';
 import { TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './tool-call-outcome.js';
 
@@ -24,24 +24,14 @@ type Constructor<T = object> = abstract new (...args: any[]) => T;
  */
 export function withToolCallFilters<TBase extends Constructor>(Base: TBase) {
   abstract class ToolCallFilters extends Base {
-    @ApiPropertyOptional({ description: 'Only calls of this tool (exact name).', maxLength: 200 })
-    @IsOptional()
-    @Trim()
-    @IsString()
-    @MinLength(1, { message: 'must not be empty' })
-    @MaxLength(200)
+    @Input.optionalText({ description: 'Only calls of this tool (exact name).', maxLength: 200 })
     tool?: string;
 
-    @ApiPropertyOptional({
+    @Input.optionalText({
       description:
         'Only calls with this status: `ok`, `input_required`, an error code, or `rpc_error:<code>`.',
       maxLength: 100,
     })
-    @IsOptional()
-    @Trim()
-    @IsString()
-    @MinLength(1, { message: 'must not be empty' })
-    @MaxLength(100)
     status?: string;
 
     @ApiPropertyOptional({ format: 'uuid', description: 'Only calls by this person (user id).' })
@@ -57,15 +47,10 @@ export function withToolCallFilters<TBase extends Constructor>(Base: TBase) {
     @IsUUID('all')
     token?: string;
 
-    @ApiPropertyOptional({
+    @Input.optionalText({
       description: 'Only calls from this MCP client (its name, exact).',
       maxLength: 200,
     })
-    @IsOptional()
-    @Trim()
-    @IsString()
-    @MinLength(1, { message: 'must not be empty' })
-    @MaxLength(200)
     client?: string;
   }
   return ToolCallFilters;

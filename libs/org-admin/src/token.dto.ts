@@ -1,17 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayUnique,
-  IsArray,
-  IsIn,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  MaxLength,
-  MinLength,
-} from 'class-validator';
+import { ArrayUnique, IsArray, IsIn, IsOptional, IsUUID } from 'class-validator';
 import { SCOPES, type Scope, type TokenKind } from '@app/access-vocabulary';
-import { Out, PageQueryDto, Timestamp, Trim } from '@app/rest-contract';
+import { Input, Out, PageQueryDto, Timestamp } from '@app/rest-contract';
 
 export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
@@ -34,12 +24,11 @@ export class ListTokensQueryDto extends PageQueryDto {
 }
 
 export class CreateTokenDto {
-  @ApiProperty({ maxLength: 100, example: 'CI pipeline' })
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(100)
-  @Matches(/^[^\p{Cc}]*$/u, { message: 'must not contain control characters' })
+  @Input.requiredText({
+    maxLength: 100,
+    example: 'CI pipeline',
+    description: 'A name to recognise the token by, in the token list and the audit trail.',
+  })
   name: string;
 
   @ApiProperty({

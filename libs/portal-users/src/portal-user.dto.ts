@@ -1,14 +1,4 @@
-import {
-  IsBoolean,
-  IsEmail,
-  IsIn,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  MaxLength,
-  MinLength,
-} from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsOptional, IsUUID, MaxLength } from 'class-validator';
 import { Input, OptionalNotNull, Out, PageQueryDto, Trim } from '@app/rest-contract';
 
 export const PORTAL_USER_STATUSES = ['invited', 'active', 'inactive'] as const;
@@ -17,7 +7,6 @@ export type PortalUserStatus = (typeof PORTAL_USER_STATUSES)[number];
 const EMAIL_MAX = 254;
 const NAME_MAX = 200;
 const EXTERNAL_ID_MAX = 200;
-const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
 
 export class PortalUserIdParamsDto {
   @Input.required({
@@ -46,15 +35,10 @@ export class ListPortalUsersQueryDto extends PageQueryDto {
   @IsUUID('all')
   account_id?: string;
 
-  @Input.optional({
+  @Input.optionalText({
     maxLength: 200,
     description: 'Only portal users whose name or e-mail contains this text, ignoring case.',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(200)
   q?: string;
 }
 
@@ -71,30 +55,20 @@ export class CreatePortalUserDto {
   @MaxLength(EMAIL_MAX)
   email: string;
 
-  @Input.required({
+  @Input.requiredText({
     maxLength: NAME_MAX,
     example: 'Ana Souza',
     description: 'The person’s full name as it should appear in the portal and the invitation.',
   })
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(NAME_MAX)
-  @Matches(NO_CONTROL_CHARACTERS, { message: 'must not contain control characters' })
   name: string;
 
-  @Input.optional({
+  @Input.optionalText({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
     description:
       'The person’s id in another system (e.g. a CRM); unique in the organisation (else CONFLICT).',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
   @Input.optional({
@@ -134,26 +108,15 @@ export class UpdatePortalUserDto {
   @MaxLength(EMAIL_MAX)
   email?: string;
 
-  @Input.optional({ maxLength: NAME_MAX, description: 'New full name.' })
-  @OptionalNotNull()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(NAME_MAX)
-  @Matches(NO_CONTROL_CHARACTERS, { message: 'must not contain control characters' })
+  @Input.optionalText({ maxLength: NAME_MAX, description: 'New full name.' })
   name?: string;
 
-  @Input.optional({
+  @Input.optionalText({
     type: String,
     nullable: true,
     maxLength: EXTERNAL_ID_MAX,
     description: 'New id in another system, unique in the organisation; null clears it.',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MinLength(1, { message: 'must not be empty' })
-  @MaxLength(EXTERNAL_ID_MAX)
   external_id?: string | null;
 
   @Input.optional({

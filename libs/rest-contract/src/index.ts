@@ -8,7 +8,11 @@ export {
 export { decodeCursor, encodeCursor, toPage, CURSOR_TIMESTAMP_SQL, type Page } from './cursor.js';
 export { PageQueryDto, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './page-query.dto.js';
 export { OptionalNotNull, Trim } from './input-decorators.js';
-export { Input, type InputPropertyOptions } from './input-property.decorator.js';
+export {
+  Input,
+  type InputPropertyOptions,
+  type TextInputOptions,
+} from './input-property.decorator.js';
 export { Out } from './response-property.decorator.js';
 export { ApiErrors, ApiErrorEnvelope, AUTH_ERROR_CODES } from './api-errors.decorator.js';
 export type { EndpointContract } from './endpoint-contract.js';
