@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Pool } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedPostgres } from './embedded-postgres.js';
@@ -21,6 +24,35 @@ describe('EmbeddedPostgres', () => {
     } finally {
       await pool.end();
       await emb.stop();
+    }
+  });
+});
+
+describe('EmbeddedPostgres on a data directory', () => {
+  it('creates a new directory (initdb in a process of its own), then serves it with the embedded settings; a restart finds the data', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'embedded-pg-'));
+    try {
+      const first = await EmbeddedPostgres.start({ dataDir: dir });
+      const pool = new Pool({ connectionString: first.url, max: 1 });
+      try {
+        const { rows } = await pool.query<{ shared_buffers: string }>('SHOW shared_buffers');
+        expect(rows[0]?.shared_buffers).toBe('32MB');
+        await pool.query('CREATE TABLE kept (n int)');
+        await pool.query('INSERT INTO kept VALUES (42)');
+      } finally {
+        await pool.end();
+        await first.stop();
+      }
+      const second = await EmbeddedPostgres.start({ dataDir: dir });
+      const again = new Pool({ connectionString: second.url, max: 1 });
+      try {
+        expect((await again.query<{ n: number }>('SELECT n FROM kept')).rows).toEqual([{ n: 42 }]);
+      } finally {
+        await again.end();
+        await second.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,10 +1,58 @@
+import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { access, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { NotificationScanner } from './notification-scanner.js';
+
+/**
+ * Settings for a one-process engine whose whole database is small: its WebAssembly heap is sized
+ * from `shared_buffers`, and Postgres' default (128 MB) is most of an embedded server's memory
+ * while the demo database fits in a few MB. The OS page cache still holds the files.
+ */
+const SETTINGS = ['shared_buffers = 32MB'];
+
+/**
+ * Creates the cluster in `dataDir` in a short-lived Node process. initdb runs in a WebAssembly
+ * instance of its own; in this process it would leave ~450 MiB of RSS behind for good (closing
+ * it, even in a worker thread, does not give the memory back to the OS), so a server that created
+ * its data directory would run at twice the memory of one that found it.
+ */
+async function initdbInChildProcess(dataDir: string): Promise<void> {
+  const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  const script = [
+    'const [url, dir, settings] = process.argv.slice(1);',
+    'const { PGlite } = await import(url);',
+    'const db = await PGlite.create({ dataDir: dir, postgresqlconf: JSON.parse(settings) });',
+    'await db.close();',
+  ].join('\n');
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', script, pglite.href, dataDir, JSON.stringify(SETTINGS)],
+      { timeout: 120_000 },
+    );
+  } catch (err) {
+    const stderr = typeof err === 'object' && err !== null && 'stderr' in err ? err.stderr : '';
+    throw new Error(`Creating the embedded database in ${dataDir} failed: ${String(stderr)}`, {
+      cause: err,
+    });
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Real Postgres (PGlite, WebAssembly) served on a loopback port, so the app reaches it with the
@@ -54,10 +102,12 @@ export class EmbeddedPostgres {
     }
     // The extensions the migrations create (CREATE EXTENSION) must be bundled into PGlite.
     const extensions = { pg_trgm };
+    if (dataDir !== undefined && !(await exists(join(dataDir, 'PG_VERSION'))))
+      await initdbInChildProcess(dataDir);
     const db =
       dataDir === undefined
-        ? await PGlite.create({ extensions })
-        : await PGlite.create({ dataDir, extensions });
+        ? await PGlite.create({ extensions, postgresqlconf: SETTINGS })
+        : await PGlite.create({ dataDir, extensions, postgresqlconf: SETTINGS });
     const notifications = new EventEmitter();
     notifications.setMaxListeners(0);
     tapNotifications(db, (channel, payload) => notifications.emit(channel, payload));
