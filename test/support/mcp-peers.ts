@@ -38,16 +38,27 @@ export function capturingFetch(): { fetch: typeof fetch; exchanges: Exchange[] }
     const request = new Request(input, init);
     const requestText = request.body === null ? '' : await request.clone().text();
     const response = await fetch(request);
-    const text = await response.clone().text();
-    exchanges.push({
+    const exchange: Exchange = {
       method: request.method,
       url: request.url,
       requestHeaders: request.headers,
       requestBody: parseMaybe(requestText),
       status: response.status,
       responseHeaders: response.headers,
-      responseBody: parseMaybe(text),
-    });
+      responseBody: undefined,
+    };
+    if (response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
+      // A stream may wait for the client (a 2025 request to it): hand it over now, record the
+      // body (SSE text) when it ends.
+      exchanges.push(exchange);
+      void response
+        .clone()
+        .text()
+        .then((text) => (exchange.responseBody = text));
+      return response;
+    }
+    exchange.responseBody = parseMaybe(await response.clone().text());
+    exchanges.push(exchange);
     return response;
   };
   return { fetch: capture, exchanges };
