@@ -63,7 +63,8 @@ export class McpController {
     }
     // Progress, log messages and (2025) requests to the client, then the response, as they come.
     // A client that goes away first ends the stream (2026-07-28: that cancels the request).
-    request.raw.once('close', () => stream.close());
+    // (The response's 'close': the request's own has fired once its body was read.)
+    reply.raw.once('close', () => stream.close());
     await reply
       .status(response.status)
       .headers(response.headers)
