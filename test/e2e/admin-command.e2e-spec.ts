@@ -167,4 +167,42 @@ describe('npm run admin (the built command, a fresh database)', () => {
       expect(r.err, args.join(' ')).toContain(message);
     }
   }, 240_000);
+
+  it('every write leaves audit events like the REST API’s, with the command as the actor, never a secret', async () => {
+    type Event = {
+      action: string;
+      actor_type: string;
+      actor_name: string | null;
+      actor_user_id: string | null;
+      token_id: string | null;
+      channel: string;
+      resource_label: string | null;
+      changes: Record<string, { before: unknown; after: unknown }>;
+    };
+    const events = await query<Event>(
+      `SELECT e.action, e.actor_type, e.actor_name, e.actor_user_id, e.token_id, e.channel,
+              e.resource_label, e.changes
+         FROM audit_events e JOIN organizations o ON o.id = e.organization_id
+        WHERE o.slug = 'initech-ltd' ORDER BY e.occurred_at, e.id`,
+    );
+    // Exactly these: the refused commands above changed nothing and so recorded nothing.
+    expect(events.map((e) => [e.action, e.actor_name, e.resource_label])).toEqual([
+      ['organization.created', 'npm run admin org:create', 'Initech Ltd'],
+      ['member.added', 'npm run admin org:create', 'peter@initech.example'],
+      ['token.created', 'npm run admin org:create', 'Owner (created by admin org:create)'],
+      ['member.added', 'npm run admin user:add', 'milton@initech.example'],
+      ['token.created', 'npm run admin token:create', 'report'],
+    ]);
+    for (const e of events) {
+      expect(e).toMatchObject({
+        actor_type: 'admin_command',
+        channel: 'cli',
+        actor_user_id: null,
+        token_id: null,
+      });
+      expect(JSON.stringify(e.changes)).not.toMatch(/pat_/);
+    }
+    expect(events[3].changes.role).toEqual({ before: null, after: 'viewer' });
+    expect(events[4].changes.scopes).toEqual({ before: null, after: ['audit:read'] });
+  }, 60_000);
 });

@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AuditTrail, creationChanges, type AuditActor } from '@app/audit-trail';
 import { isUniqueViolation } from '@app/database';
 import { DomainError } from '@app/errors';
 import { ROLE_PERMISSIONS, SCOPES, type Role, type Scope } from '@app/access-vocabulary';
-import { IdentityRepository, MembershipsRepository, TokensService } from '@app/identity';
+import {
+  IdentityRepository,
+  MembershipsRepository,
+  TokensService,
+  type ApiToken,
+} from '@app/identity';
 import { SignInLinkService } from '@app/oauth-server';
 
 export interface CreatedOrganization {
@@ -28,6 +34,8 @@ export interface CreatedToken {
  * What the `admin` command does, through the identity and sign-in services (no SQL of its own):
  * the first organisation and its owner in production, people added to it, tokens for scripts.
  * Each command is one transaction; the secrets it returns are shown once and stored hashed.
+ * Every write leaves its audit events in that transaction, as the REST API's do; the actor is the
+ * command (`admin_command`, channel `cli`), since no person or token made the change.
  * Inside a transaction every statement goes through its manager (`tx`): the command runs on one
  * connection (see `admin.ts`), so a statement on another would wait for that connection until the
  * connect timeout, on every engine.
@@ -40,6 +48,7 @@ export class OrganizationSetup {
     private readonly memberships: MembershipsRepository,
     private readonly tokens: TokensService,
     private readonly signInLinks: SignInLinkService,
+    private readonly audit: AuditTrail,
   ) {}
 
   async createOrganization(input: {
@@ -79,6 +88,20 @@ export class OrganizationSetup {
         },
         tx,
       );
+      const actor = this.audit.adminCommandActor(org.id, 'org:create');
+      await this.audit.record(
+        tx,
+        {
+          action: 'organization.created',
+          resourceType: 'organization',
+          resourceId: org.id,
+          resourceLabel: org.name,
+          changes: creationChanges({ slug: org.slug, name: org.name }, ['slug', 'name']),
+        },
+        actor,
+      );
+      await this.recordMemberAdded(tx, actor, owner, 'owner');
+      await this.recordTokenCreated(tx, actor, issued.token);
       return { org, owner, created: existing === null, issued };
     });
     const link = await this.signInLinks.issue(result.owner.email);
@@ -126,6 +149,8 @@ export class OrganizationSetup {
         'active',
         tx,
       );
+      const actor = this.audit.adminCommandActor(org.id, 'user:add');
+      await this.recordMemberAdded(tx, actor, user, input.role);
       return { org, user, created: existing === null };
     });
     const link = await this.signInLinks.issue(result.user.email);
@@ -155,13 +180,21 @@ export class OrganizationSetup {
     if (user === null || membership === null) {
       throw new DomainError('NOT_FOUND', `${input.email} is not a member of "${org.slug}"`);
     }
-    const issued = await this.tokens.issue({
-      organizationId: org.id,
-      userId: user.id,
-      kind: 'personal',
-      name: input.name,
-      scopes: input.scopes,
-      expiresAt: input.expiresAt,
+    const issued = await this.ds.transaction(async (tx) => {
+      const created = await this.tokens.issue(
+        {
+          organizationId: org.id,
+          userId: user.id,
+          kind: 'personal',
+          name: input.name,
+          scopes: input.scopes,
+          expiresAt: input.expiresAt,
+        },
+        tx,
+      );
+      const actor = this.audit.adminCommandActor(org.id, 'token:create');
+      await this.recordTokenCreated(tx, actor, created.token);
+      return created;
     });
     return {
       token: {
@@ -172,6 +205,54 @@ export class OrganizationSetup {
         expires_at: issued.token.expiresAt?.toISOString() ?? null,
       },
     };
+  }
+
+  private recordMemberAdded(
+    tx: EntityManager,
+    actor: AuditActor,
+    user: { id: string; email: string; name: string },
+    role: Role,
+  ): Promise<void> {
+    return this.audit.record(
+      tx,
+      {
+        action: 'member.added',
+        resourceType: 'member',
+        resourceId: user.id,
+        resourceLabel: user.email,
+        changes: creationChanges({ email: user.email, name: user.name, role, status: 'active' }, [
+          'email',
+          'name',
+          'role',
+          'status',
+        ]),
+      },
+      actor,
+    );
+  }
+
+  /** As `POST /v1/tokens` records it: never the secret. */
+  private recordTokenCreated(tx: EntityManager, actor: AuditActor, token: ApiToken): Promise<void> {
+    return this.audit.record(
+      tx,
+      {
+        action: 'token.created',
+        resourceType: 'token',
+        resourceId: token.id,
+        resourceLabel: token.name,
+        changes: creationChanges(
+          {
+            name: token.name,
+            kind: token.kind,
+            user_id: token.userId,
+            scopes: [...token.scopes].sort(),
+            expires_at: token.expiresAt?.toISOString() ?? null,
+          },
+          ['name', 'kind', 'user_id', 'scopes', 'expires_at'],
+        ),
+      },
+      actor,
+    );
   }
 
   private async organization(slug: string): Promise<{ id: string; slug: string }> {

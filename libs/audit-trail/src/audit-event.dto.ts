@@ -45,7 +45,8 @@ export class ListAuditEventsQueryDto extends TimeRangeQueryDto {
 
   @Input.optional({
     enum: AUDIT_CHANNELS,
-    description: 'Only events that came through this channel: api (REST) or mcp (an agent).',
+    description:
+      'Only events that came through this channel: api (REST), mcp (an agent) or cli (the admin command).',
   })
   @IsOptional()
   @IsIn(AUDIT_CHANNELS)
@@ -64,7 +65,7 @@ export class AuditEventDto {
   @Out.dateTime() occurred_at: string;
   @Out.enum(AUDIT_ACTOR_TYPES, {
     description:
-      '`member`: a person of the organisation, through a token; `portal_user`: accepting their own invitation.',
+      '`member`: a person of the organisation, through a token; `portal_user`: accepting their own invitation; `admin_command`: `npm run admin` (an operator; no person, no token).',
   })
   actor_type: string;
   @Out.uuid({ nullable: true, description: 'The person (user id) who acted.' }) actor_user_id:
@@ -91,7 +92,8 @@ export class AuditEventDto {
   })
   token_kind: string | null;
   @Out.enum(AUDIT_CHANNELS, {
-    description: 'Set by the server from how the request arrived; never client input.',
+    description:
+      'Set by the server from how the request arrived (`cli`: the admin command); never client input.',
   })
   channel: string;
   @Out.string({ nullable: true, description: 'The MCP client (or token) name.' }) client_name:

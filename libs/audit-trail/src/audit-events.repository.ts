@@ -3,9 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { contains, CURSOR_TIMESTAMP_SQL, equals, newestFirstQuery } from '@app/rest-contract';
 import type { TokenKind } from '@app/access-vocabulary';
-import type { Channel } from '@app/identity';
 import type { AuditChanges } from './audit-changes.js';
-import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
+import type {
+  AuditAction,
+  AuditActorType,
+  AuditChannel,
+  AuditResourceType,
+} from './audit-vocabulary.js';
 
 export interface NewAuditEvent {
   organizationId: string;
@@ -16,7 +20,7 @@ export interface NewAuditEvent {
   tokenId: string | null;
   tokenName: string | null;
   tokenKind: TokenKind | 'session' | null;
-  channel: Channel;
+  channel: AuditChannel;
   clientName: string | null;
   action: AuditAction;
   resourceType: AuditResourceType;
@@ -38,7 +42,7 @@ export interface AuditEventRow {
   token_id: string | null;
   token_name: string | null;
   token_kind: TokenKind | 'session' | null;
-  channel: Channel;
+  channel: AuditChannel;
   client_name: string | null;
   action: AuditAction;
   resource_type: AuditResourceType;

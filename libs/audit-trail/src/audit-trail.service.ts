@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
 import { type TokenKind } from '@app/access-vocabulary';
-import { RequestContext, type Channel } from '@app/identity';
+import { RequestContext } from '@app/identity';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -13,7 +13,12 @@ import {
 import type { AuditChanges } from './audit-changes.js';
 import type { AuditEventDto, ListAuditEventsQueryDto } from './audit-event.dto.js';
 import { AuditEventsRepository, type AuditEventRow } from './audit-events.repository.js';
-import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
+import type {
+  AuditAction,
+  AuditActorType,
+  AuditChannel,
+  AuditResourceType,
+} from './audit-vocabulary.js';
 
 export interface AuditEntry {
   action: AuditAction;
@@ -38,7 +43,7 @@ export interface AuditActor {
   tokenId: string | null;
   tokenName: string | null;
   tokenKind: TokenKind | 'session' | null;
-  channel: Channel;
+  channel: AuditChannel;
   clientName: string | null;
   requestId: string | null;
   confirmationId: string | null;
@@ -85,6 +90,27 @@ export class AuditTrail {
       channel: 'api',
       clientName: null,
       requestId: this.context.requestId || null,
+      confirmationId: null,
+    };
+  }
+
+  /**
+   * The actor for a write made by `npm run admin` (no request, no token, no person): the command,
+   * named as the operator typed it (`npm run admin org:create`).
+   */
+  adminCommandActor(organizationId: string, command: string): AuditActor {
+    return {
+      organizationId,
+      actorType: 'admin_command',
+      actorUserId: null,
+      actorName: `npm run admin ${command}`,
+      actorEmail: null,
+      tokenId: null,
+      tokenName: null,
+      tokenKind: null,
+      channel: 'cli',
+      clientName: null,
+      requestId: null,
       confirmationId: null,
     };
   }

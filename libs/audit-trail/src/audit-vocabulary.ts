@@ -13,14 +13,27 @@ export const AUDIT_ACTIONS = [
   'member.updated',
   'token.created',
   'token.revoked',
+  'organization.created',
+  'member.added',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_RESOURCE_TYPES = ['portal_user', 'account', 'member', 'token'] as const;
+export const AUDIT_RESOURCE_TYPES = [
+  'portal_user',
+  'account',
+  'member',
+  'token',
+  'organization',
+] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
-/** `member`: a person of the organisation through a token; `portal_user`: accepting their own invitation. */
-export const AUDIT_ACTOR_TYPES = ['member', 'portal_user'] as const;
+/**
+ * `member`: a person of the organisation through a token; `portal_user`: accepting their own
+ * invitation; `admin_command`: `npm run admin` (an operator with database access, no token).
+ */
+export const AUDIT_ACTOR_TYPES = ['member', 'portal_user', 'admin_command'] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
-export const AUDIT_CHANNELS = ['api', 'mcp'] as const;
+/** `cli`: the admin command (always with the `admin_command` actor, and only then). */
+export const AUDIT_CHANNELS = ['api', 'mcp', 'cli'] as const;
+export type AuditChannel = (typeof AUDIT_CHANNELS)[number];

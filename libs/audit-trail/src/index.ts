@@ -7,6 +7,7 @@ export {
   AUDIT_RESOURCE_TYPES,
   type AuditAction,
   type AuditActorType,
+  type AuditChannel,
   type AuditResourceType,
 } from './audit-vocabulary.js';
 export {

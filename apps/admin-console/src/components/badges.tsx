@@ -13,7 +13,7 @@ export function OutcomeBadge(props: { outcome: string; status?: string }) {
 
 export function ChannelBadge(props: { channel: string }) {
   const label =
-    props.channel === 'mcp' ? 'Agent (MCP)' : props.channel === 'api' ? 'API' : props.channel;
+    { mcp: 'Agent (MCP)', api: 'API', cli: 'Admin command' }[props.channel] ?? props.channel;
   return <span class={`badge channel-${props.channel}`}>{label}</span>;
 }
 

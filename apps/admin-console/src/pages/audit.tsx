@@ -11,10 +11,11 @@ import type { AuditEvent, Page } from '../types.js';
 import { useApi } from '../use-api.js';
 import { ResourceLabel } from './audit-events-list.js';
 
-const RESOURCE_TYPES = ['portal_user', 'account', 'member', 'token'] as const;
+const RESOURCE_TYPES = ['portal_user', 'account', 'member', 'token', 'organization'] as const;
 const CHANNELS = [
   ['api', 'API (people)'],
   ['mcp', 'Agents (MCP)'],
+  ['cli', 'Admin command'],
 ] as const;
 
 /** Every write, human (api) and agent (mcp) side by side, searchable by the labels it carries. */

@@ -12,6 +12,7 @@ import { OauthTokensReadOnly1764720000100 } from './1764720000100-oauth-tokens-r
 import { AuditEventLabels1764730000000 } from './1764730000000-audit-event-labels.js';
 import { AuditEventsRequestIndex1764790000000 } from './1764790000000-audit-events-request-index.js';
 import { PrincipalChangeNotify1764800000000 } from './1764800000000-principal-change-notify.js';
+import { AuditAdminCommand1764810000000 } from './1764810000000-audit-admin-command.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   AuditEventLabels1764730000000,
   AuditEventsRequestIndex1764790000000,
   PrincipalChangeNotify1764800000000,
+  AuditAdminCommand1764810000000,
 ];
