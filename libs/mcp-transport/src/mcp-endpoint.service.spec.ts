@@ -1415,20 +1415,20 @@ describe('construction', () => {
   });
 });
 
-describe('results rendered once', () => {
-  /** A frozen result whose `tools` getter counts how often it is serialised. */
-  function countingResult(frozen: boolean) {
-    let reads = 0;
-    const result = {
-      get tools() {
-        reads++;
-        return TOOLS_RESULT.tools;
-      },
-    };
-    if (frozen) Object.freeze(result);
-    return { result, reads: () => reads };
-  }
+/** A frozen result whose `tools` getter counts how often it is serialised. */
+function countingResult(frozen: boolean) {
+  let reads = 0;
+  const result = {
+    get tools() {
+      reads++;
+      return TOOLS_RESULT.tools;
+    },
+  };
+  if (frozen) Object.freeze(result);
+  return { result, reads: () => reads };
+}
 
+describe('results rendered once', () => {
   it('a frozen result returned again is serialised once per era and cache hint, with each request’s own id', async () => {
     const { result, reads } = countingResult(true);
     const hint: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
