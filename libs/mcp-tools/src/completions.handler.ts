@@ -9,13 +9,8 @@ import {
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
-import {
-  authorizationEnvelopeOf,
-  authorizationRefused,
-  callerOf,
-  refusalOf,
-  ResourcesHandler,
-} from './resources.handler.js';
+import { authorizationEnvelopeOf, authorizationRefused, refusalOf } from './mcp-refusals.js';
+import { callerOf, ResourcesHandler } from './resources.handler.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
 

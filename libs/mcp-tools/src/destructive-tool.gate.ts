@@ -12,7 +12,7 @@ import {
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
 import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
-import { isErrorEnvelope } from './json-values.js';
+import { envelopeOf } from './mcp-refusals.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import type { CompiledTool } from './tool-catalog.js';
 import type { ConfirmationSpec } from './tool-definition.js';
@@ -200,7 +200,8 @@ export class DestructiveToolGate {
       spec.lookup.path.replace(':id', encodeURIComponent(id)),
     );
     if (res.status === 200 && isJsonObject(res.body)) return { record: res.body };
-    if (isErrorEnvelope(res.body) && res.status < 500) return { envelope: res.body };
+    const envelope = res.status < 500 ? envelopeOf(res.body) : undefined;
+    if (envelope !== undefined) return { envelope };
     throw new Error(`Looking up ${spec.lookup.path} answered ${res.status}`);
   }
 }

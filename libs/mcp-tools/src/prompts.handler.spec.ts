@@ -17,7 +17,7 @@ import {
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
-import { AUTHORIZATION_REFUSED } from './resources.handler.js';
+import { AUTHORIZATION_REFUSED } from './mcp-refusals.js';
 import type { CompiledTool, ToolCatalog } from './tool-catalog.js';
 import { TOOLS } from './tools.js';
 

@@ -10,7 +10,8 @@ import {
   type McpRequestContext,
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
-import { assertFirstPage, refusalOf } from './resources.handler.js';
+import { refusalOf } from './mcp-refusals.js';
+import { assertFirstPage } from './resources.handler.js';
 import { MCP_EXTENSIONS, type ExtensionPrompt, type McpExtension } from './mcp-extension.js';
 import { ToolCatalog } from './tool-catalog.js';
 

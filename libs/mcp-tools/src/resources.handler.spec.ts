@@ -16,7 +16,8 @@ import {
   type McpRequestContext,
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
-import { AUTHORIZATION_REFUSED, ResourcesHandler } from './resources.handler.js';
+import { AUTHORIZATION_REFUSED } from './mcp-refusals.js';
+import { ResourcesHandler } from './resources.handler.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
 import type { CompiledTool, ToolCatalog } from './tool-catalog.js';
 

@@ -1,7 +1,12 @@
 import { isJsonObject } from '@app/common';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
-import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@app/errors';
+import {
+  authorizationEnvelopeOf,
+  authorizationRefused,
+  envelopeOf,
+  refusalOf,
+} from './mcp-refusals.js';
 import type { CallerContext } from '@app/identity';
 import {
   INVALID_PARAMS,
@@ -20,43 +25,6 @@ import {
   type McpExtension,
 } from './mcp-extension.js';
 import { pathParamsOf, ToolCatalog, type CompiledTool } from './tool-catalog.js';
-
-/**
- * JSON-RPC error code for an authorization refusal on `resources/read` and `prompts/get` (those
- * results have no `isError`, so the refusal cannot be a result as it is for tools). It sits in the
- * application range, outside -32768..-32000 (reserved by JSON-RPC, and -32020..-32099 by MCP), so no
- * client mistakes it for a protocol code; 403 echoes the REST status. `message` is the envelope's
- * message (it names who can fix it) and `data` is the whole API envelope
- * (`{"error":{"code":"insufficient_scope",…}}`), the same vocabulary tools return in `isError`.
- */
-export const AUTHORIZATION_REFUSED = -31403;
-
-/**
- * The four authorization outcomes (each names who can fix it: the client, the person, an admin, or
- * nobody), as their envelope codes.
- */
-const AUTHORIZATION_CODES: ReadonlySet<string> = new Set([
-  'key_owner_not_member',
-  'membership_inactive',
-  'insufficient_scope',
-  'insufficient_permission',
-]);
-
-export function authorizationRefused(envelope: ErrorEnvelope): McpError {
-  return new McpError(AUTHORIZATION_REFUSED, envelope.error.message, envelope);
-}
-
-/** A REST body that is one of the four authorization refusals, as its envelope. */
-export function authorizationEnvelopeOf(body: unknown): ErrorEnvelope | undefined {
-  const envelope = envelopeOf(body);
-  return envelope !== undefined && AUTHORIZATION_CODES.has(envelope.error.code)
-    ? envelope
-    : undefined;
-}
-
-export function refusalOf(error: DomainError): McpError {
-  return authorizationRefused(error.toEnvelope());
-}
 
 /**
  * Every list here is one page: a cursor we never issued is invalid (-32602, pagination utility).
@@ -243,10 +211,9 @@ export class ResourcesHandler {
       ];
       return { kind: 'complete', result: { contents }, cache: READ_CACHE };
     }
-    const envelope = envelopeOf(response.body);
-    if (envelope !== undefined && AUTHORIZATION_CODES.has(envelope.error.code))
-      throw authorizationRefused(envelope);
-    if (response.status >= 400 && response.status < 500 && envelope !== undefined)
+    const refused = authorizationEnvelopeOf(response.body);
+    if (refused !== undefined) throw authorizationRefused(refused);
+    if (response.status >= 400 && response.status < 500 && envelopeOf(response.body) !== undefined)
       throw McpError.resourceNotFound(uri);
     throw new Error(`resources/read: GET ${target.path} answered ${response.status}`);
   }
@@ -333,12 +300,4 @@ function byRevision(entries: readonly Record<string, unknown>[]): {
 
 function pick<T>(listing: { v1: T; v2: T }, ctx: McpRequestContext): T {
   return isFirstRevision(ctx.protocolVersion) ? listing.v1 : listing.v2;
-}
-
-function envelopeOf(body: unknown): ErrorEnvelope | undefined {
-  if (!isJsonObject(body) || !isJsonObject(body.error)) return undefined;
-  const { code, message, details } = body.error;
-  return isErrorCode(code) && typeof message === 'string'
-    ? toEnvelope(code, message, details)
-    : undefined;
 }

@@ -11,7 +11,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
-import { isErrorEnvelope } from './json-values.js';
+import { envelopeOf } from './mcp-refusals.js';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledExtensionTool, type CompiledTool } from './tool-catalog.js';
@@ -270,9 +270,10 @@ function failed(err: unknown, ctx: McpRequestContext, progress: Progress): Execu
 }
 
 function asEnvelope(response: RestResponse): ErrorEnvelope {
-  const body = response.body;
-  if (isErrorEnvelope(body)) return body;
-  return toEnvelope('INTERNAL_ERROR', `Unexpected response ${response.status}`);
+  return (
+    envelopeOf(response.body) ??
+    toEnvelope('INTERNAL_ERROR', `Unexpected response ${response.status}`)
+  );
 }
 
 /** An instant in epoch milliseconds (with a fraction) as RFC 3339 with microseconds. */

@@ -1,0 +1,60 @@
+import { isJsonObject } from '@app/common';
+import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@app/errors';
+import { McpError } from '@app/mcp-transport';
+
+/*
+ * How an MCP call is refused, decided here for every handler. A tool answers with a result:
+ * `isError: true` carrying the API's error envelope (see `errorResult`), whatever the reason, so
+ * the model reads who can fix it. `resources/read`, `prompts/get` and `completion/complete` have
+ * no `isError`; the four authorization outcomes are a JSON-RPC error there
+ * ({@link AUTHORIZATION_REFUSED}, the envelope as `data`), and anything else the REST answer says
+ * is the handler's to map (e.g. not found).
+ */
+
+/**
+ * JSON-RPC error code for an authorization refusal on `resources/read`, `prompts/get` and
+ * `completion/complete`. It sits in the application range, outside -32768..-32000 (reserved by
+ * JSON-RPC, and -32020..-32099 by MCP), so no client mistakes it for a protocol code; 403 echoes
+ * the REST status. `message` is the envelope's message (it names who can fix it) and `data` is the
+ * whole API envelope (`{"error":{"code":"insufficient_scope",…}}`), the same vocabulary tools
+ * return in `isError`.
+ */
+export const AUTHORIZATION_REFUSED = -31403;
+
+/**
+ * The four authorization outcomes (each names who can fix it: the client, the person, an admin, or
+ * nobody), as their envelope codes.
+ */
+const AUTHORIZATION_CODES: ReadonlySet<string> = new Set([
+  'key_owner_not_member',
+  'membership_inactive',
+  'insufficient_scope',
+  'insufficient_permission',
+]);
+
+/** A REST body in the API's error envelope (a known code and a message), or undefined. */
+export function envelopeOf(body: unknown): ErrorEnvelope | undefined {
+  if (!isJsonObject(body) || !isJsonObject(body.error)) return undefined;
+  const { code, message, details } = body.error;
+  return isErrorCode(code) && typeof message === 'string'
+    ? toEnvelope(code, message, details)
+    : undefined;
+}
+
+/** A REST body that is one of the four authorization refusals, as its envelope. */
+export function authorizationEnvelopeOf(body: unknown): ErrorEnvelope | undefined {
+  const envelope = envelopeOf(body);
+  return envelope !== undefined && AUTHORIZATION_CODES.has(envelope.error.code)
+    ? envelope
+    : undefined;
+}
+
+/** The -31403 protocol error for an authorization refusal (handlers without `isError`). */
+export function authorizationRefused(envelope: ErrorEnvelope): McpError {
+  return new McpError(AUTHORIZATION_REFUSED, envelope.error.message, envelope);
+}
+
+/** {@link authorizationRefused} for a refusal the access policy returned. */
+export function refusalOf(error: DomainError): McpError {
+  return authorizationRefused(error.toEnvelope());
+}
