@@ -150,7 +150,7 @@ export class OAuthProviderService implements OnModuleInit {
           enabled: true,
           ack: 'draft-02',
           // Cache-Control max-age (or Expires) decides, within 1 minute to 1 day; the library
-          // keeps at most 100 documents (an LRU), per replica.
+          // keeps fewer than 200 documents per replica (a two-generation LRU of 100).
           cacheDuration: { min: 60, max: 24 * 3600 },
           // Before any connection: https with a path, no literal special-use address, no
           // localhost name (unless the development flag). Names resolving to such an address
