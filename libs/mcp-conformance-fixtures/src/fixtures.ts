@@ -460,6 +460,22 @@ function tools(input: ClientInput): ExtensionTool[] {
       },
     ),
     tool(
+      'test_custom_header',
+      'Echoes a region the client also sends as the Mcp-Param-Region header (x-mcp-header).',
+      async (args) => done(text(`Region: ${argString(args, 'region', '(none)')}`)),
+      {
+        type: 'object',
+        properties: {
+          region: {
+            type: 'string',
+            description: 'A region name; clients mirror it into Mcp-Param-Region.',
+            'x-mcp-header': 'Region',
+          },
+        },
+        additionalProperties: false,
+      },
+    ),
+    tool(
       'json_schema_2020_12_tool',
       'Takes a name, an address and a way to be contacted (JSON Schema 2020-12: $defs, $anchor, $ref, allOf/anyOf, if/then/else) and echoes them.',
       async (args) => done(text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`)),

@@ -23,6 +23,7 @@ function setup(
   call: () => Promise<McpHandlerOutcome>,
   catalog = {
     listResult: () => Object.freeze({ tools: [{ name: 'get_current_context' }] }),
+    paramHeaders: () => undefined,
   } as unknown as ToolCatalog,
 ) {
   const service = new MetricsService();

@@ -97,6 +97,7 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
     observe: (event) => requestMetrics.observe(event),
     // Answers to server→client requests, and the 2025 log level, belong to the token that asked.
     ownerOf: (extra) => extra.principal.tokenId,
+    paramHeadersOf: (name) => catalog.paramHeaders(name),
   });
 }
 

@@ -1,7 +1,7 @@
 import { isJsonObject } from '@app/common';
 import { requirementOf, type AccessRequirement } from '@app/access-vocabulary';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { isFirstRevision } from '@app/mcp-transport';
+import { isFirstRevision, paramHeadersOf, type ParamHeader } from '@app/mcp-transport';
 import type { DtoClass } from '@app/rest-contract';
 import { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
 import { MCP_EXTENSIONS, type ExtensionTool, type McpExtension } from './mcp-extension.js';
@@ -123,6 +123,8 @@ export class ToolCatalog {
   private readonly resultV2: Readonly<{ tools: readonly Record<string, unknown>[] }>;
 
   private readonly extensionTools: ReadonlyMap<string, CompiledExtensionTool>;
+  /** Every tool's `x-mcp-header` arguments (checked at startup: a bad one fails the boot). */
+  private readonly paramHeadersByTool: ReadonlyMap<string, readonly ParamHeader[]>;
 
   constructor(@Optional() @Inject(MCP_EXTENSIONS) extensions?: readonly McpExtension[]) {
     this.tools = compileTools(TOOLS);
@@ -138,6 +140,12 @@ export class ToolCatalog {
       added.set(tool.name, { ...tool, argumentNames: new Set(properties) });
     }
     this.extensionTools = added;
+    this.paramHeadersByTool = new Map([
+      ...[...this.tools.values()].map(
+        (t) => [t.def.name, paramHeadersOf(t.def.name, t.inputSchema)] as const,
+      ),
+      ...[...added.values()].map((t) => [t.name, paramHeadersOf(t.name, t.inputSchema)] as const),
+    ]);
     this.listingV1 = deepFreeze([
       ...[...this.tools.values()].map((t) => describe(t, false)),
       ...[...added.values()].map((t) => describeExtension(t, false)),
@@ -148,6 +156,11 @@ export class ToolCatalog {
     ]);
     this.resultV1 = Object.freeze({ tools: this.listingV1 });
     this.resultV2 = Object.freeze({ tools: this.listingV2 });
+  }
+
+  /** The `x-mcp-header` arguments of a tool (2026-07-28 `Mcp-Param-*`); undefined: no such tool. */
+  paramHeaders(name: string): readonly ParamHeader[] | undefined {
+    return this.paramHeadersByTool.get(name);
   }
 
   /** A tool an extension module added (not a REST endpoint), by name. */

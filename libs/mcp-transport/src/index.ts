@@ -2,6 +2,7 @@ export { McpEndpointService } from './mcp-endpoint.service.js';
 export { McpError } from './mcp.error.js';
 export { acceptsEventStream, decodeHeaderValue, isAcceptable } from './http-headers.util.js';
 export { ClientRequestFailed, PendingClientRequests } from './pending-client-requests.js';
+export { headerMatchesValue, paramHeadersOf, type ParamHeader } from './param-headers.js';
 export {
   detachedChannel,
   LOGGING_LEVEL_ORDER,

@@ -175,6 +175,7 @@ export class McpEndpointService<TExtra> {
       discoverResult: JSON.stringify(discover),
       serverInfoMeta,
       runner,
+      paramHeadersOf: options.paramHeadersOf,
     });
   }
 

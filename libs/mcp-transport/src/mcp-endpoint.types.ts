@@ -1,5 +1,6 @@
 import type { HandledMethod } from './mcp-protocol.constants.js';
 import type { McpSessionIds } from './session-id.codec.js';
+import type { ParamHeader } from './param-headers.js';
 import type { McpRequestChannel } from './request-channel.js';
 
 /** An authenticated `POST /mcp` as the controller hands it over. */
@@ -164,4 +165,9 @@ export interface McpEndpointOptions<TExtra> {
   ownerOf?: (extra: TExtra) => string;
   /** How long a 2025 server→client request waits for the client's answer. Default 60 000 ms. */
   clientRequestTimeoutMs?: number;
+  /**
+   * 2026-07-28 `tools/call`: the tool's arguments marked `x-mcp-header` (see `paramHeadersOf`),
+   * whose `Mcp-Param-*` headers must mirror the body (else 400 / -32020). Unknown tool: undefined.
+   */
+  paramHeadersOf?: (toolName: string) => readonly ParamHeader[] | undefined;
 }

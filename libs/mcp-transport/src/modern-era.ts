@@ -23,6 +23,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.constants.js';
+import { headerMatchesValue, type ParamHeader } from './param-headers.js';
 import { isLoggingLevel } from './request-channel.js';
 import {
   clientInfoOf,
@@ -65,6 +66,8 @@ export interface ModernEraOptions<TExtra> {
   /** `_meta` naming this server, on every result. */
   serverInfoMeta: Readonly<Record<string, unknown>>;
   runner: HandlerRunner<TExtra>;
+  /** A tool's `x-mcp-header` arguments, for the `Mcp-Param-*` check (see McpEndpointOptions). */
+  paramHeadersOf?: (toolName: string) => readonly ParamHeader[] | undefined;
 }
 
 /**
@@ -122,7 +125,9 @@ export class ModernEra<TExtra> {
     }
 
     // b. header/body agreement (400 / -32020); wins over an unsupported version
-    const mismatch = headerMismatch(method, params, version, headers);
+    const mismatch =
+      headerMismatch(method, params, version, headers) ??
+      paramHeaderMismatch(method, params, headers, this.options.paramHeadersOf);
     if (mismatch !== undefined) {
       return reply.error(labelled, HEADER_MISMATCH, `Header mismatch: ${mismatch}`);
     }
@@ -274,7 +279,7 @@ function isCacheHint(value: unknown): value is McpCacheHint {
 /**
  * SEP-2243 standard headers against the body: returns what disagrees, or undefined. Values are
  * compared case-sensitively after trimming surrounding whitespace; `Mcp-Name` is also
- * base64-sentinel decoded. `Mcp-Param-*` headers depend on tool schemas and are not checked here.
+ * base64-sentinel decoded. `Mcp-Param-*` headers depend on tool schemas: {@link paramHeaderMismatch}.
  */
 function headerMismatch(
   method: string,
@@ -310,6 +315,36 @@ function headerMismatch(
   if (headerName !== bodyValue) {
     const shown = typeof bodyValue === 'string' ? echo(bodyValue) : '(absent)';
     return `Mcp-Name header value '${echo(headerName)}' does not match body value '${shown}'`;
+  }
+  return undefined;
+}
+
+/**
+ * `Mcp-Param-*` against the tool's `x-mcp-header` arguments (tools/call): a non-null argument
+ * needs its header, decoded equal to the value; an argument that is absent or null needs none.
+ */
+function paramHeaderMismatch(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  headers: McpHttpRequest['headers'],
+  paramHeadersOf: ModernEraOptions<unknown>['paramHeadersOf'],
+): string | undefined {
+  if (method !== 'tools/call' || paramHeadersOf === undefined) return undefined;
+  const name = params?.name;
+  const mirrored = typeof name === 'string' ? paramHeadersOf(name) : undefined;
+  if (mirrored === undefined || mirrored.length === 0) return undefined;
+  const args = isJsonObject(params?.arguments) ? params.arguments : {};
+  for (const { header, argument, type } of mirrored) {
+    const value = args[argument];
+    if (value === undefined || value === null) continue;
+    const raw = headers[`mcp-param-${header.toLowerCase()}`];
+    if (raw === undefined)
+      return `Mcp-Param-${header} header is required when ${argument} is given`;
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === null)
+      return `Mcp-Param-${header} header value is malformed (invalid characters or base64)`;
+    if (!headerMatchesValue(decoded, value, type))
+      return `Mcp-Param-${header} header value '${echo(decoded)}' does not match argument ${argument}`;
   }
   return undefined;
 }
