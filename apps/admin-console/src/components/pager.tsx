@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 /** Newer / older pages over a cursor-paginated list (the API's `next_cursor`). */
 export function Pager(props: {
   page: number;
@@ -20,7 +21,30 @@ export function Pager(props: {
   );
 }
 
+/** Where a paged list stands, and the {@link Pager} that moves it. */
+export interface CursorPages {
+  /** The cursor of the page shown; undefined on the newest page. */
+  cursor: string | undefined;
+  /** 0 on the newest page. */
+  page: number;
+  /** Back to the newest page (a filter changed). */
+  reset: () => void;
+  /** The pager's props for a list whose page says `nextCursor`. */
+  pager: (nextCursor: string | null | undefined) => Parameters<typeof Pager>[0];
+}
+
 /** A cursor stack: page 0 has no cursor; each older page pushes the cursor that reached it. */
-export function nextPage(stack: string[], cursor: string): string[] {
-  return [...stack, cursor];
+export function useCursorPages(): CursorPages {
+  const [stack, setStack] = useState<string[]>([]);
+  return {
+    cursor: stack.at(-1),
+    page: stack.length,
+    reset: () => setStack([]),
+    pager: (nextCursor) => ({
+      page: stack.length,
+      nextCursor,
+      onNewer: () => setStack((s) => s.slice(0, -1)),
+      onOlder: (c) => setStack((s) => [...s, c]),
+    }),
+  };
 }

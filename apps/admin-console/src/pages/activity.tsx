@@ -4,9 +4,10 @@ import { withQuery } from '../api.js';
 import { ActivityChart } from '../components/activity-chart.js';
 import { OutcomeBadge } from '../components/badges.js';
 import { PersonName, useDirectory } from '../components/names.js';
-import { Pager } from '../components/pager.js';
+import { Pager, useCursorPages } from '../components/pager.js';
+import { Ago } from '../components/time.js';
 import { ErrorNote, Loading } from '../components/states.js';
-import { ago, duration, fullTime, isoToLocalInput, localInputToIso } from '../format.js';
+import { duration, isoToLocalInput, localInputToIso } from '../format.js';
 import type { Facets, MinuteBucket, Page, ToolCall } from '../types.js';
 import { useApi, useInterval } from '../use-api.js';
 
@@ -33,24 +34,24 @@ export function ActivityPage(props: { facets: Facets | undefined }) {
   const { query, route, path } = useLocation();
   const q = query;
   const [live, setLive] = useState(true);
-  const [cursors, setCursors] = useState<string[]>([]);
+  const pages = useCursorPages();
   const [now, setNow] = useState(() => Date.now());
   const span = useMemo(() => timeWindow(q, now), [q.range, q.since, q.until, now]);
   const filters = { tool: q.tool, status: q.status, user: q.user, client: q.client, ...span };
   const calls = useApi<Page<ToolCallRow>>('/v1/mcp/tool-calls', {
     ...filters,
     limit: PAGE_SIZE,
-    cursor: cursors.at(-1),
+    cursor: pages.cursor,
   });
   const series = useApi<{ data: MinuteBucket[] }>('/v1/mcp/tool-calls/per-minute', {
     ...filters,
     until: span.until ?? new Date(now).toISOString(),
   });
-  useInterval(() => setNow(Date.now()), LIVE_EVERY_MS, live && cursors.length === 0);
+  useInterval(() => setNow(Date.now()), LIVE_EVERY_MS, live && pages.page === 0);
 
   const setFilter = (changes: Record<string, string | undefined>): void => {
     const next: Record<string, string | undefined> = { ...q, ...changes };
-    setCursors([]);
+    pages.reset();
     route(withQuery(path, next));
   };
   const range = q.range ?? '1h';
@@ -159,12 +160,7 @@ export function ActivityPage(props: { facets: Facets | undefined }) {
       ) : (
         <CallsTable rows={calls.data.data} />
       )}
-      <Pager
-        page={cursors.length}
-        nextCursor={calls.data?.next_cursor}
-        onNewer={() => setCursors((s) => s.slice(0, -1))}
-        onOlder={(c) => setCursors((s) => [...s, c])}
-      />
+      <Pager {...pages.pager(calls.data?.next_cursor)} />
     </section>
   );
 }
@@ -229,9 +225,7 @@ function CallsTable(props: { rows: ToolCallRow[] }) {
               }}
             >
               <td>
-                <time dateTime={c.created_at} title={fullTime(c.created_at)}>
-                  {ago(c.created_at)}
-                </time>
+                <Ago iso={c.created_at} />
               </td>
               <td>
                 <a href={`/admin/calls/${c.id}`}>{c.tool}</a>

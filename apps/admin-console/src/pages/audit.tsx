@@ -4,9 +4,10 @@ import { withQuery } from '../api.js';
 import { ChannelBadge } from '../components/badges.js';
 import { ChangesTable } from '../components/changes.js';
 import { PersonName, TokenName } from '../components/names.js';
-import { Pager } from '../components/pager.js';
+import { Pager, useCursorPages } from '../components/pager.js';
+import { Ago } from '../components/time.js';
 import { ErrorNote, Loading } from '../components/states.js';
-import { ago, fullTime } from '../format.js';
+
 import type { AuditEvent, Page } from '../types.js';
 import { useApi } from '../use-api.js';
 import { ResourceLabel } from './audit-events-list.js';
@@ -22,7 +23,7 @@ const CHANNELS = [
 export function AuditPage() {
   const { query, route, path } = useLocation();
   const q = query;
-  const [cursors, setCursors] = useState<string[]>([]);
+  const pages = useCursorPages();
   const [search, setSearch] = useState(q.q ?? '');
   const list = useApi<Page<AuditEvent>>('/v1/audit-events', {
     q: q.q,
@@ -30,10 +31,10 @@ export function AuditPage() {
     resource_id: q.resource_id,
     channel: q.channel,
     limit: 25,
-    cursor: cursors.at(-1),
+    cursor: pages.cursor,
   });
   const setFilter = (changes: Record<string, string | undefined>): void => {
-    setCursors([]);
+    pages.reset();
     route(withQuery(path, { ...q, ...changes }));
   };
   return (
@@ -122,9 +123,7 @@ export function AuditPage() {
               {list.data.data.map((e) => (
                 <tr key={e.id}>
                   <td>
-                    <time dateTime={e.occurred_at} title={fullTime(e.occurred_at)}>
-                      {ago(e.occurred_at)}
-                    </time>
+                    <Ago iso={e.occurred_at} />
                   </td>
                   <td>
                     <ChannelBadge channel={e.channel} />
@@ -165,12 +164,7 @@ export function AuditPage() {
           </table>
         </div>
       )}
-      <Pager
-        page={cursors.length}
-        nextCursor={list.data?.next_cursor}
-        onNewer={() => setCursors((s) => s.slice(0, -1))}
-        onOlder={(c) => setCursors((s) => [...s, c])}
-      />
+      <Pager {...pages.pager(list.data?.next_cursor)} />
     </section>
   );
 }

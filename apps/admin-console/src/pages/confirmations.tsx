@@ -1,9 +1,10 @@
 import { useLocation } from 'preact-iso';
-import { useState } from 'preact/hooks';
+
 import { withQuery } from '../api.js';
 import { OutcomeBadge, StatusBadge } from '../components/badges.js';
 import { PersonName } from '../components/names.js';
-import { Pager } from '../components/pager.js';
+import { Pager, useCursorPages } from '../components/pager.js';
+import { Ago } from '../components/time.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { ago, fullTime } from '../format.js';
 import type { Confirmation, ConfirmationDetail, Page } from '../types.js';
@@ -16,13 +17,13 @@ const STATUSES = ['pending', 'consumed', 'declined', 'expired'] as const;
 export function ConfirmationsPage() {
   const { query, route, path } = useLocation();
   const status = query.status;
-  const [cursors, setCursors] = useState<string[]>([]);
+  const pages = useCursorPages();
   const list = useApi<Page<Confirmation>>('/v1/mcp/confirmations', {
     status,
     limit: 25,
-    cursor: cursors.at(-1),
+    cursor: pages.cursor,
   });
-  useInterval(list.reload, 10_000, cursors.length === 0);
+  useInterval(list.reload, 10_000, pages.page === 0);
   return (
     <section aria-labelledby="confirmations-title">
       <header class="page-header">
@@ -35,7 +36,7 @@ export function ConfirmationsPage() {
             key={s ?? 'all'}
             aria-pressed={status === s}
             onClick={() => {
-              setCursors([]);
+              pages.reset();
               route(withQuery(path, { status: s }));
             }}
           >
@@ -66,9 +67,7 @@ export function ConfirmationsPage() {
               {list.data.data.map((c) => (
                 <tr key={c.id}>
                   <td>
-                    <time dateTime={c.created_at} title={fullTime(c.created_at)}>
-                      {ago(c.created_at)}
-                    </time>
+                    <Ago iso={c.created_at} />
                   </td>
                   <td>
                     <StatusBadge status={c.status} />
@@ -89,12 +88,7 @@ export function ConfirmationsPage() {
           </table>
         </div>
       )}
-      <Pager
-        page={cursors.length}
-        nextCursor={list.data?.next_cursor}
-        onNewer={() => setCursors((s) => s.slice(0, -1))}
-        onOlder={(c) => setCursors((s) => [...s, c])}
-      />
+      <Pager {...pages.pager(list.data?.next_cursor)} />
     </section>
   );
 }

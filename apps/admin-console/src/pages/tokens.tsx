@@ -2,9 +2,10 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { Pager } from '../components/pager.js';
+import { Pager, useCursorPages } from '../components/pager.js';
+import { Ago } from '../components/time.js';
 import { ErrorNote, Loading } from '../components/states.js';
-import { ago, fullTime } from '../format.js';
+import { ago } from '../format.js';
 import type { Member, Page, Token } from '../types.js';
 import { useApi } from '../use-api.js';
 
@@ -13,8 +14,8 @@ import { useApi } from '../use-api.js';
  * revoking one asks first, and takes effect on the token's next request.
  */
 export function TokensPage() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const tokens = useApi<Page<Token>>('/v1/tokens', { limit: 50, cursor: cursors.at(-1) });
+  const pages = useCursorPages();
+  const tokens = useApi<Page<Token>>('/v1/tokens', { limit: 50, cursor: pages.cursor });
   const members = useApi<Page<Member>>('/v1/members', { limit: 100 });
   const people = useMemo(
     () => new Map((members.data?.data ?? []).map((m) => [m.user_id, m])),
@@ -89,12 +90,7 @@ export function TokensPage() {
           />
         </>
       )}
-      <Pager
-        page={cursors.length}
-        nextCursor={tokens.data?.next_cursor}
-        onNewer={() => setCursors((s) => s.slice(0, -1))}
-        onOlder={(c) => setCursors((s) => [...s, c])}
-      />
+      <Pager {...pages.pager(tokens.data?.next_cursor)} />
       <ConfirmDialog
         open={target !== null}
         title={target?.kind === 'oauth' ? 'Revoke this client’s access?' : 'Revoke this token?'}
@@ -150,13 +146,7 @@ function TokenTable(props: {
               <td>{props.owner(t)}</td>
               <td class="small">{t.scopes.join(', ')}</td>
               <td>
-                {t.last_used_at ? (
-                  <time dateTime={t.last_used_at} title={fullTime(t.last_used_at)}>
-                    {ago(t.last_used_at)}
-                  </time>
-                ) : (
-                  <span class="muted">never</span>
-                )}
+                {t.last_used_at ? <Ago iso={t.last_used_at} /> : <span class="muted">never</span>}
               </td>
               <td>
                 <StatusBadge status={t.status} />
