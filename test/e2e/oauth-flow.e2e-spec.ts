@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokensService } from '@app/identity';
 import {
@@ -504,5 +505,40 @@ describe('connected clients', () => {
       client_id: member.information!.client_id,
     });
     expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  it('a client a member authorized through the real flow: deactivated → membership_inactive, reactivated → works, removed from the organisation → key_owner_not_member', async () => {
+    const provider = new InMemoryOAuthClient(REDIRECT, undefined, 'Membership probe');
+    const { client } = await authorize(provider, new BrowserAgent(t.url), 'max.member@acme.test');
+    const members: Json = await (
+      await t.request('/v1/members?limit=100', { token: 'owner' })
+    ).json();
+    const max: Json = members.data.find((m: Json) => m.email === 'max.member@acme.test');
+    const setStatus = async (status: 'active' | 'inactive'): Promise<void> => {
+      const res = await t.request(`/v1/members/${max.user_id}`, {
+        method: 'PATCH',
+        token: 'owner',
+        json: { status },
+      });
+      expect(res.status).toBe(200);
+    };
+    const refusalOf = async (): Promise<string | undefined> => {
+      const result: Json = await client.callTool({ name: 'list_portal_users', arguments: {} });
+      return result.isError === true ? JSON.parse(result.content[0].text).error.code : undefined;
+    };
+    try {
+      expect(await refusalOf()).toBeUndefined();
+      await setStatus('inactive');
+      expect(await refusalOf()).toBe('membership_inactive');
+      await setStatus('active');
+      expect(await refusalOf()).toBeUndefined();
+      // No route removes a member yet: the row goes as a removal would take it.
+      await t.server.app
+        .get(DataSource)
+        .query(`DELETE FROM memberships WHERE user_id = $1`, [max.user_id]);
+      expect(await refusalOf()).toBe('key_owner_not_member');
+    } finally {
+      await client.close();
+    }
   });
 });
