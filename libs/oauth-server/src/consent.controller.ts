@@ -1,9 +1,9 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '@app/access-vocabulary';
 import { ConsentService, type ConsentOutcome } from './consent.service.js';
-import { PAGE_CSP } from './pages.js';
+import { HtmlPage } from './pages.js';
 
 /** The consent page of an authorization in progress (`/consent/:uid`, named by oidc-provider). */
 @ApiExcludeController()
@@ -13,9 +13,7 @@ export class ConsentController {
   constructor(private readonly consent: ConsentService) {}
 
   @Get(':uid')
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', PAGE_CSP)
-  @Header('cache-control', 'no-store')
+  @HtmlPage()
   async show(
     @Param('uid') uid: string,
     @Req() request: FastifyRequest,
@@ -26,9 +24,7 @@ export class ConsentController {
 
   @Post(':uid/confirm')
   @HttpCode(200)
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', PAGE_CSP)
-  @Header('cache-control', 'no-store')
+  @HtmlPage()
   async confirm(
     @Param('uid') uid: string,
     @Req() request: FastifyRequest,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { applyDecorators, Header } from '@nestjs/common';
 
 /**
  * The server-rendered pages of signing in and consenting: plain HTML forms, no script, one
@@ -29,6 +30,19 @@ const CSS_HASH = `sha256-${createHash('sha256').update(CSS, 'utf8').digest('base
 
 /** The Content-Security-Policy of every page: nothing but this stylesheet and same-origin forms. */
 export const PAGE_CSP = `default-src 'none'; style-src '${CSS_HASH}'; frame-ancestors 'none'; base-uri 'none'`;
+
+/**
+ * The headers of every server-rendered page: HTML, the page CSP, never cached. `noReferrer`: the
+ * page's URL carries a secret (a sign-in link), so it must not leave in a Referer header.
+ */
+export function HtmlPage(options: { noReferrer?: boolean } = {}): MethodDecorator {
+  return applyDecorators(
+    Header('content-type', 'text/html; charset=utf-8'),
+    Header('content-security-policy', PAGE_CSP),
+    Header('cache-control', 'no-store'),
+    ...(options.noReferrer === true ? [Header('referrer-policy', 'no-referrer')] : []),
+  );
+}
 
 export function esc(value: string): string {
   return value

@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
 import { Public } from '@app/access-vocabulary';
 import { safeReturnPath } from './browser-secrets.js';
-import { messagePage, PAGE_CSP, signInLinkPage, signInPage } from './pages.js';
+import { HtmlPage, messagePage, signInLinkPage, signInPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';
 import { SignInLinkService } from './sign-in-links.service.js';
 import { UpstreamOidcService } from './upstream-oidc.service.js';
@@ -51,9 +51,7 @@ export class SignInController {
   ) {}
 
   @Get('signin')
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', PAGE_CSP)
-  @Header('cache-control', 'no-store')
+  @HtmlPage()
   async signInForm(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -73,50 +71,36 @@ export class SignInController {
 
   @Post('signin')
   @HttpCode(200)
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', PAGE_CSP)
-  @Header('cache-control', 'no-store')
+  @HtmlPage()
   async requestLink(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() form?: Form,
   ): Promise<string> {
     const returnTo = safeReturnPath(field(form, 'return_to'));
-    const upstream = this.upstream.enabled ? { url: '/signin/oidc' } : undefined;
-    if (!this.sessions.csrfValid(request, field(form, 'csrf'))) {
-      void reply.code(403);
+    const page = (status: number, outcome: { error: string } | { sentTo: string }): string => {
+      void reply.code(status);
       return signInPage({
         csrf: this.sessions.csrfToken(request, reply),
         returnTo,
-        upstream,
-        error: 'This form expired. Please try again.',
+        upstream: this.upstream.enabled ? { url: '/signin/oidc' } : undefined,
+        ...outcome,
       });
+    };
+    if (!this.sessions.csrfValid(request, field(form, 'csrf'))) {
+      return page(403, { error: 'This form expired. Please try again.' });
     }
     const email = (field(form, 'email') ?? '').trim();
     if (!EMAIL.test(email)) {
-      void reply.code(422);
-      return signInPage({
-        csrf: this.sessions.csrfToken(request, reply),
-        returnTo,
-        upstream,
-        error: 'Enter an e-mail address like name@example.com.',
-      });
+      return page(422, { error: 'Enter an e-mail address like name@example.com.' });
     }
     await this.links.send(email, returnTo);
-    return signInPage({
-      csrf: this.sessions.csrfToken(request, reply),
-      returnTo,
-      upstream,
-      sentTo: email,
-    });
+    return page(200, { sentTo: email });
   }
 
   /** The link from the e-mail: a page with one button, so mail scanners that prefetch do not use it. */
   @Get('signin/link')
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', PAGE_CSP)
-  @Header('cache-control', 'no-store')
-  @Header('referrer-policy', 'no-referrer')
+  @HtmlPage({ noReferrer: true })
   signInLink(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -134,9 +118,7 @@ export class SignInController {
 
   @Post('signin/link')
   @HttpCode(200)
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', PAGE_CSP)
-  @Header('cache-control', 'no-store')
+  @HtmlPage()
   async useSignInLink(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -226,9 +208,7 @@ export class SignInController {
   }
 
   @Get('signin/oidc/callback')
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', PAGE_CSP)
-  @Header('cache-control', 'no-store')
+  @HtmlPage()
   async completeUpstream(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
