@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -13,6 +14,11 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
+
+/** A whole number from `min` (and up to `max` when given), inclusive. */
+function IntInRange(min: number, max?: number): PropertyDecorator {
+  return applyDecorators(IsInt(), Min(min), ...(max === undefined ? [] : [Max(max)]));
+}
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -35,9 +41,7 @@ export class AppConfig {
   @MinLength(1)
   host = '127.0.0.1';
 
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntInRange(0, 65535)
   port = 3000;
 
   /** Postgres connection string. Absent: an embedded Postgres (PGlite) under `dataDir`. */
@@ -79,9 +83,7 @@ export class AppConfig {
   @IsString({ each: true })
   confirmationKeys: string[] = [];
 
-  @IsInt()
-  @Min(10)
-  @Max(86_400)
+  @IntInRange(10, 86_400)
   confirmationTtlSeconds = 600;
 
   /**
@@ -102,9 +104,7 @@ export class AppConfig {
   @MaxLength(200)
   mailFrom = 'Platform <no-reply@platform.local>';
 
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
+  @IntInRange(100, 60_000)
   mailTimeoutMs = 5_000;
 
   /**
@@ -127,51 +127,35 @@ export class AppConfig {
    * asking the database; changes invalidate it on every replica at once (LISTEN/NOTIFY). 0: never
    * cached.
    */
-  @IsInt()
-  @Min(0)
-  @Max(60_000)
+  @IntInRange(0, 60_000)
   principalCacheTtlMs = 5_000;
 
-  @IsInt()
-  @Min(1)
+  @IntInRange(1)
   rateLimitPerTokenPerMinute = 600;
 
-  @IsInt()
-  @Min(1)
+  @IntInRange(1)
   rateLimitPerIpPerMinute = 1_200;
 
-  @IsInt()
-  @Min(0)
-  @Max(120_000)
+  @IntInRange(0, 120_000)
   shutdownGraceMs = 10_000;
 
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IntInRange(1, 100)
   dbPoolSize = 10;
 
   /** Longest a statement may run (server `statement_timeout`; the client gives up 1 s later). */
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntInRange(100, 600_000)
   dbStatementTimeoutMs = 5_000;
 
   /** A transaction left idle this long is ended by the server. */
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntInRange(100, 600_000)
   dbIdleInTransactionTimeoutMs = 10_000;
 
   /** Longest wait for a pool connection (including opening one). */
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
+  @IntInRange(100, 60_000)
   dbConnectTimeoutMs = 3_000;
 
   /** TCP keepalive on database connections: first probe after this much idle time. */
-  @IsInt()
-  @Min(1_000)
-  @Max(600_000)
+  @IntInRange(1_000, 600_000)
   dbKeepaliveMs = 5_000;
 
   /**
@@ -183,27 +167,19 @@ export class AppConfig {
   seedDemo?: boolean;
 
   /** How long a person stays signed in (consent page, admin console) after signing in. */
-  @IsInt()
-  @Min(300)
-  @Max(30 * 86_400)
+  @IntInRange(300, 30 * 86_400)
   sessionTtlSeconds = 8 * 3600;
 
   /** How long a one-time sign-in link stays valid. */
-  @IsInt()
-  @Min(60)
-  @Max(86_400)
+  @IntInRange(60, 86_400)
   signInLinkTtlSeconds = 900;
 
   /** Lifetime of an OAuth access token (`oat_…`). */
-  @IsInt()
-  @Min(60)
-  @Max(86_400)
+  @IntInRange(60, 86_400)
   oauthAccessTokenTtlSeconds = 3600;
 
   /** Lifetime of an OAuth refresh token (each use rotates it). */
-  @IsInt()
-  @Min(300)
-  @Max(365 * 86_400)
+  @IntInRange(300, 365 * 86_400)
   oauthRefreshTokenTtlSeconds = 30 * 86_400;
 
   /**
