@@ -4,6 +4,7 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import { ClsService } from 'nestjs-cls';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_REQUIREMENT, type AccessRequirement } from '@app/access-vocabulary';
+import { testPrincipal } from '@app/testing';
 import {
   INTERNAL_DISPATCH_HEADER,
   InternalDispatchRegistry,
@@ -19,21 +20,10 @@ import {
 import { AccessGuard } from './access.guard.js';
 import { AccessPolicy } from './access.policy.js';
 
-const principal: Principal = {
-  tokenId: 't1',
-  tokenKind: 'personal',
-  audience: null,
-  tokenName: 'test token',
+const principal: Principal = testPrincipal({
   scopes: ['accounts:read'],
-  expiresAt: null,
-  clientName: null,
-  organizationId: 'o1',
-  organizationSlug: 'acme',
-  userId: 'u1',
-  userEmail: 'ana@acme.test',
-  userName: 'Ana',
   membership: { id: 'm1', status: 'active', role: 'viewer', permissions: ['accounts.read'] },
-};
+});
 
 const listAccounts: AccessRequirement = {
   scope: { resource: 'accounts', access: 'read' },

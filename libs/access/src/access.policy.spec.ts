@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '@app/identity';
+import { testPrincipal } from '@app/testing';
 import {
   ActiveMembershipCheck,
   KeyOwnerMembershipCheck,
@@ -10,19 +11,8 @@ import { AccessPolicy } from './access.policy.js';
 import type { AccessRequirement } from '@app/access-vocabulary';
 
 function principal(over: Partial<Principal> = {}): Principal {
-  return {
-    tokenId: 't1',
-    tokenKind: 'personal',
-    audience: null,
-    tokenName: 'test token',
+  return testPrincipal({
     scopes: ['portal_users:write', 'accounts:read'],
-    expiresAt: null,
-    clientName: null,
-    organizationId: 'o1',
-    organizationSlug: 'acme',
-    userId: 'u1',
-    userEmail: 'ana@acme.test',
-    userName: 'Ana',
     membership: {
       id: 'm1',
       status: 'active',
@@ -30,7 +20,7 @@ function principal(over: Partial<Principal> = {}): Principal {
       permissions: ['portal_users.read', 'portal_users.manage'],
     },
     ...over,
-  };
+  });
 }
 
 const deletePortalUser: AccessRequirement = {

@@ -1,6 +1,7 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- a partial principal stands in for the real one
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '@app/identity';
+import { testRequestContext } from '@app/testing';
 import { RequestStateCodec } from '@app/mcp-confirmations';
 import { ToolCatalog, type ExtensionTool, type McpCallExtra } from '@app/mcp-tools';
 import {
@@ -28,15 +29,7 @@ function ctx(
   clientCapabilities: Record<string, unknown> = {},
   channel: McpRequestChannel = detachedChannel(),
 ): McpRequestContext {
-  return {
-    era,
-    protocolVersion: era === 'modern' ? '2026-07-28' : '2025-11-25',
-    method: 'tools/call',
-    jsonRpcId: 1,
-    clientCapabilities,
-    meta: {},
-    channel,
-  };
+  return testRequestContext({ era, clientCapabilities, channel });
 }
 
 const fixtures = conformanceFixtures(codec);

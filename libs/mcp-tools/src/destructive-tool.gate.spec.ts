@@ -10,7 +10,8 @@ import {
   type RedeemOutcome,
 } from '@app/mcp-confirmations';
 import type { MetricsService } from '@app/metrics';
-import { detachedChannel, McpError, type McpRequestContext } from '@app/mcp-transport';
+import { McpError, type McpRequestContext } from '@app/mcp-transport';
+import { testPrincipal, testRequestContext } from '@app/testing';
 import { DestructiveToolGate, type GateDecision } from './destructive-tool.gate.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -22,26 +23,10 @@ const spec = tool.def.confirmation!;
 const args = { id: USER_ID };
 
 const caller: CallerContext = {
-  principal: {
-    tokenId: 'a3f1c2b4-1111-4222-8333-944455556666',
-    tokenKind: 'personal',
-    tokenName: 't',
+  principal: testPrincipal({
     scopes: ['portal_users:write'],
-    expiresAt: null,
-    clientName: null,
-    audience: null,
-    organizationId: 'b1e2c3d4-2222-4333-8444-955566667777',
-    organizationSlug: 'acme',
-    userId: 'c1d2e3f4-3333-4444-8555-a66677778888',
-    userEmail: 'o@acme.test',
-    userName: 'O',
-    membership: {
-      id: 'd1e2f3a4-4444-4555-8666-b77788889999',
-      status: 'active',
-      role: 'owner',
-      permissions: ROLE_PERMISSIONS.owner,
-    },
-  },
+    membership: { id: 'm1', status: 'active', role: 'owner', permissions: ROLE_PERMISSIONS.owner },
+  }),
   channel: 'mcp',
   clientName: 'client',
   confirmationId: null,
@@ -52,15 +37,7 @@ function ctx(
   era: 'legacy' | 'modern' = 'modern',
   clientCapabilities: Record<string, unknown> = { elicitation: {} },
 ): McpRequestContext {
-  return {
-    era,
-    protocolVersion: era === 'modern' ? '2026-07-28' : '2025-11-25',
-    method: 'tools/call',
-    jsonRpcId: 1,
-    clientCapabilities,
-    meta: {},
-    channel: detachedChannel(),
-  };
+  return testRequestContext({ era, clientCapabilities });
 }
 
 const RECORD = { id: USER_ID, name: 'Pat\u0007 Doe', email: 'pat@acme.test' };

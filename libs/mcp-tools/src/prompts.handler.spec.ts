@@ -9,12 +9,8 @@ import {
   type AccessRequirement,
 } from '@app/access';
 import type { Principal } from '@app/identity';
-import {
-  detachedChannel,
-  McpError,
-  type McpHandlerOutcome,
-  type McpRequestContext,
-} from '@app/mcp-transport';
+import { testPrincipal, testRequestContext } from '@app/testing';
+import { McpError, type McpHandlerOutcome, type McpRequestContext } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
 import { AUTHORIZATION_REFUSED } from './mcp-refusals.js';
@@ -61,33 +57,16 @@ const policy = new AccessPolicy(
 );
 
 function principal(over: Partial<Principal> = {}): Principal {
-  return {
-    tokenId: 't1',
-    tokenKind: 'personal',
-    audience: null,
-    tokenName: 'test token',
-    scopes: ['portal_users:write', 'audit:read'],
-    expiresAt: null,
-    clientName: null,
-    organizationId: 'o1',
-    organizationSlug: 'acme',
-    userId: 'u1',
-    userEmail: 'ana@acme.test',
-    userName: 'Ana',
-    membership: { id: 'm1', status: 'active', role: 'owner', permissions: ['admin'] },
-    ...over,
-  };
+  return testPrincipal({ scopes: ['portal_users:write', 'audit:read'], ...over });
 }
 
-const ctx = (protocolVersion = '2026-07-28'): McpRequestContext => ({
-  era: protocolVersion === '2026-07-28' ? 'modern' : 'legacy',
-  protocolVersion,
-  method: 'prompts/get',
-  jsonRpcId: 7,
-  clientCapabilities: {},
-  meta: {},
-  channel: detachedChannel(),
-});
+const ctx = (protocolVersion = '2026-07-28'): McpRequestContext =>
+  testRequestContext({
+    era: protocolVersion === '2026-07-28' ? 'modern' : 'legacy',
+    protocolVersion,
+    method: 'prompts/get',
+    jsonRpcId: 7,
+  });
 const extra = (p: Principal = principal()): McpCallExtra => ({ principal: p, requestId: 'req-7' });
 const handler = () => new PromptsHandler(catalogOf(MENTIONED), policy);
 

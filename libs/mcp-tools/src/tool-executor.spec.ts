@@ -9,7 +9,8 @@ import {
 } from '@app/access';
 import { ROLE_PERMISSIONS, type Scope } from '@app/access-vocabulary';
 import type { CallerContext, Principal } from '@app/identity';
-import { detachedChannel, McpError, type McpRequestContext } from '@app/mcp-transport';
+import { McpError, type McpRequestContext } from '@app/mcp-transport';
+import { testPrincipal, testRequestContext } from '@app/testing';
 import type { DestructiveToolGate, GateDecision } from './destructive-tool.gate.js';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
@@ -20,38 +21,14 @@ import { ToolExecutor } from './tool-executor.js';
 const USER_ID = '6f1c2a8e-0d7b-4c39-9a51-1b2e3c4d5e6f';
 
 function principal(scopes: Scope[] = ['portal_users:write']): Principal {
-  return {
-    tokenId: 'a3f1c2b4-1111-4222-8333-944455556666',
-    tokenKind: 'personal',
-    tokenName: 't',
+  return testPrincipal({
     scopes,
-    expiresAt: null,
-    clientName: null,
-    audience: null,
-    organizationId: 'b1e2c3d4-2222-4333-8444-955566667777',
-    organizationSlug: 'acme',
-    userId: 'c1d2e3f4-3333-4444-8555-a66677778888',
-    userEmail: 'o@acme.test',
-    userName: 'O',
-    membership: {
-      id: 'd1e2f3a4-4444-4555-8666-b77788889999',
-      status: 'active',
-      role: 'owner',
-      permissions: ROLE_PERMISSIONS.owner,
-    },
-  };
+    membership: { id: 'm1', status: 'active', role: 'owner', permissions: ROLE_PERMISSIONS.owner },
+  });
 }
 
 function ctx(era: 'legacy' | 'modern' = 'modern'): McpRequestContext {
-  return {
-    era,
-    protocolVersion: era === 'modern' ? '2026-07-28' : '2025-11-25',
-    method: 'tools/call',
-    jsonRpcId: 1,
-    clientCapabilities: {},
-    meta: {},
-    channel: detachedChannel(),
-  };
+  return testRequestContext({ era });
 }
 
 function setup(answers: { rest?: RestResponse[]; gate?: GateDecision } = {}) {
