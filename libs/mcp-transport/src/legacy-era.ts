@@ -20,7 +20,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp-protocol.constants.js';
 import type { PendingClientRequests } from './pending-client-requests.js';
-import { isLoggingLevel, type LoggingLevel } from './request-channel.js';
+import { isLoggingLevel, type LoggingLevel, type RequestChannel } from './request-channel.js';
 import type { McpSessionIds } from './session-id.codec.js';
 import {
   clientInfoOf,
@@ -74,6 +74,12 @@ export class LegacyEra<TExtra> {
    * unknown here and that replica sends no log message (as when no level was ever set).
    */
   private readonly logLevels = new Map<string, LoggingLevel>();
+  /**
+   * Calls running on this replica, by caller and JSON-RPC id, so that the same caller's
+   * `notifications/cancelled` can stop one (a cancellation that reaches another replica finds
+   * nothing, and the call runs to its end, which the spec allows).
+   */
+  private readonly running = new Map<string, RequestChannel>();
 
   constructor(private readonly options: LegacyEraOptions<TExtra>) {}
 
@@ -125,27 +131,50 @@ export class LegacyEra<TExtra> {
           meta: {},
           channel,
         };
-        return runner.run({
-          route,
-          params,
-          ctx,
-          label,
-          requestId,
-          extra,
-          channel,
-          render: (outcome, _route, c, l) => this.render(outcome, c, l),
-        });
+        const key = runningKey(exchange.owner, headers, id);
+        this.running.set(key, channel);
+        try {
+          return await runner.run({
+            route,
+            params,
+            ctx,
+            label,
+            requestId,
+            extra,
+            channel,
+            render: (outcome, _route, c, l) => this.render(outcome, c, l),
+          });
+        } finally {
+          if (this.running.get(key) === channel) this.running.delete(key);
+        }
       }
       default:
         return unreachable(route);
     }
   }
 
-  /** A notification (202), once its revision and session id are acceptable. */
-  acceptNotification(headers: McpHttpRequest['headers'], method: string): Handled {
+  /**
+   * A notification (202), once its revision and session id are acceptable. `notifications/cancelled`
+   * from the caller that owns the named call stops it: its channel closes (the handler's signal
+   * aborts, a stream ends, requests it waits on fail) and nothing more is sent for it.
+   */
+  acceptNotification(
+    headers: McpHttpRequest['headers'],
+    method: string,
+    params: Record<string, unknown> | undefined,
+    exchange: Exchange,
+  ): Handled {
     const version = legacyVersionFromHeader(headers);
     if (version === null) return refuseVersion(headers, method);
     if (this.session(headers) === null) return unknownSession(version, method);
+    const cancelled = params?.requestId;
+    if (
+      method === 'notifications/cancelled' &&
+      (typeof cancelled === 'string' ||
+        (typeof cancelled === 'number' && Number.isSafeInteger(cancelled)))
+    ) {
+      this.running.get(runningKey(exchange.owner, headers, cancelled))?.close();
+    }
     return reply.accepted({ era: 'legacy', protocolVersion: version, method });
   }
 
@@ -291,6 +320,11 @@ function unknownSession(protocolVersion: string, method: string): Handled {
 /** The key of a caller's remembered log level: the caller, and its session when it sent one. */
 function callerKey(owner: string, headers: McpHttpRequest['headers']): string {
   return `${owner}\n${headers[HEADER_SESSION_ID] ?? ''}`;
+}
+
+/** A running call: its caller and its JSON-RPC id (ids are unique per sender). */
+function runningKey(owner: string, headers: McpHttpRequest['headers'], id: JsonRpcId): string {
+  return `${callerKey(owner, headers)}\n${JSON.stringify(id)}`;
 }
 
 /** Legacy results keep their revision's shape: no 2026 fields, whoever set them. */

@@ -246,7 +246,8 @@ export class McpEndpointService<TExtra> {
       case 'notification': {
         const era = classifyEra(message.method, message.params, headers);
         const label = methodLabel(message.method);
-        if (era === 'legacy') return this.legacy.acceptNotification(headers, label);
+        if (era === 'legacy')
+          return this.legacy.acceptNotification(headers, label, message.params, exchange);
         return reply.accepted({
           era,
           protocolVersion: versionOfHeaders(era, headers),

@@ -284,6 +284,35 @@ describe('request-scoped streaming (SSE response of a POST)', () => {
     ]);
   });
 
+  it('2025: the same caller’s notifications/cancelled stops the running call; another caller’s does not', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const aborted: string[] = [];
+    const { endpoint } = endpointWith(async (_p, ctx) => {
+      started();
+      await new Promise<void>((resolve) => {
+        ctx.channel.signal.addEventListener('abort', () => resolve());
+      });
+      aborted.push(String(ctx.jsonRpcId));
+      return DONE;
+    });
+    const call = endpoint.handle(
+      legacyMessage({ id: 'call-9', method: 'tools/call', params: { name: 'work' } }),
+      { owner: 'a' },
+    );
+    await running;
+    const cancel = (owner: string) =>
+      endpoint.handle(
+        legacyMessage({ method: 'notifications/cancelled', params: { requestId: 'call-9' } }),
+        { owner },
+      );
+    expect(await cancel('b')).toEqual({ status: 202, headers: {} });
+    expect(aborted).toEqual([]);
+    expect(await cancel('a')).toEqual({ status: 202, headers: {} });
+    await call;
+    expect(aborted).toEqual(['call-9']);
+  });
+
   it('closing the stream aborts the handler’s signal (2026-07-28: that is cancellation)', async () => {
     let aborted: Promise<void> | undefined;
     const { endpoint } = endpointWith(async (_p, ctx) => {
