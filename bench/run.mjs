@@ -2,7 +2,7 @@
 // `npm run bench` ("npm run build && node bench/run.mjs"): the MCP server's throughput, latency
 // and CPU per request against the direct REST call, a bare Fastify floor and the official SDK v2,
 // measured side by side in interleaved rounds on loopback. Bounded: every load run has a fixed
-// duration or count, and the whole run stops by itself after BENCH_MAX_SECONDS (default 270).
+// duration or count, and the whole run stops by itself after BENCH_MAX_SECONDS (default 420).
 //
 // Database: a fresh database on DATABASE_URL's Postgres (dropped afterwards) when it is set,
 // else the embedded Postgres under a temporary DATA_DIR. Prints the table; rewrites this engine's
@@ -12,8 +12,9 @@
 //
 // Knobs (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2),
 // BENCH_SERIAL_SECONDS (2, the 1-connection runs), BENCH_CONNECTIONS (16), BENCH_G_PER_ROUND (150),
-// BENCH_H_PER_ROUND (100), BENCH_H_REPLAYS (50), BENCH_MAX_SECONDS (270),
-// BENCH_SCENARIOS (A,B,C,D,E,E+rl,F,G,H,A1,C1).
+// BENCH_H_PER_ROUND (100), BENCH_H_REPLAYS (50), BENCH_MAX_SECONDS (420),
+// BENCH_SCENARIOS (A,B,C,D,E,E+rl,A+redis,C+redis,E+rl+redis,F,G,H,A1,C1; the +redis ones need
+// DATABASE_URL and redis-server, which the bench starts on a free port of its own).
 // Before/after: BENCH_BASELINE=<another checkout with a built dist/> adds A@base and C@base, each
 // run at the same time as A and C (half the connections each, sides alternated per round), and
 // writes the `<engine>-vs-baseline` section instead. BENCH_ROOT=<checkout> measures another build.

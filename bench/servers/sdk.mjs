@@ -8,12 +8,14 @@
 // same principal query our server uses (one indexed query), check scope and permission, read the
 // row with the same SQL, and answer the same result shape. On `/mcp` it has no rate limits, no call
 // history, no log line and no metrics (our server has all four), so it does strictly less work than
-// A; `/mcp-limited` adds the two Postgres-backed rate limits (scenario E+rl).
-// Env: PORT (loopback), DATABASE_URL, DB_POOL_SIZE (default 10).
+// A; `/mcp-limited` adds the two Postgres-backed rate limits (scenario E+rl), and with REDIS_URL
+// `/mcp-limited-redis` the same two budgets in Redis (scenario E+rl+redis).
+// Env: PORT (loopback), DATABASE_URL, DB_POOL_SIZE (default 10), REDIS_URL (optional).
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { Redis } from 'ioredis';
+import { RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import {
   createMcpHandler,
   ProtocolError,
@@ -137,9 +139,30 @@ const limiter = (keyPrefix) =>
     points: 100_000_000,
     duration: 60,
   });
-const perIp = limiter('sdk-ip');
-const perToken = limiter('sdk-token');
-const limited = (request) => request.url === '/mcp-limited';
+// The same budgets in Redis, with the options our server gives its Redis limiter.
+const redis =
+  process.env.REDIS_URL === undefined
+    ? undefined
+    : new Redis(process.env.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+const redisLimiter = (keyPrefix) =>
+  new RateLimiterRedis({
+    storeClient: redis,
+    rejectIfRedisNotReady: true,
+    keyPrefix,
+    points: 100_000_000,
+    duration: 60,
+  });
+const budgets = {
+  '/mcp-limited': { perIp: limiter('sdk-ip'), perToken: limiter('sdk-token') },
+  ...(redis === undefined
+    ? {}
+    : {
+        '/mcp-limited-redis': {
+          perIp: redisLimiter('sdk-ip'),
+          perToken: redisLimiter('sdk-token'),
+        },
+      }),
+};
 async function allowed(limit, key, reply) {
   try {
     await limit.consume(key, 1);
@@ -153,7 +176,8 @@ async function allowed(limit, key, reply) {
 
 const app = Fastify({ logger: false });
 app.addHook('onRequest', async (request, reply) => {
-  if (limited(request) && !(await allowed(perIp, request.ip, reply))) return reply;
+  const limits = budgets[request.url];
+  if (limits !== undefined && !(await allowed(limits.perIp, request.ip, reply))) return reply;
   const header = request.headers.authorization ?? '';
   const secret = header.startsWith('Bearer ') ? header.slice(7) : '';
   const hash = createHash('sha256').update(secret, 'utf8').digest('hex');
@@ -162,7 +186,7 @@ app.addHook('onRequest', async (request, reply) => {
   if (secret === '' || row === undefined || row.revoked_at !== null) {
     return reply.code(401).send({ error: { code: 'INVALID_TOKEN', message: 'invalid token' } });
   }
-  if (limited(request) && !(await allowed(perToken, row.token_id, reply))) return reply;
+  if (limits !== undefined && !(await allowed(limits.perToken, row.token_id, reply))) return reply;
   request.raw.auth = {
     token: secret,
     clientId: row.token_id,
@@ -181,6 +205,7 @@ const route = async (request, reply) => {
 };
 app.post('/mcp', route);
 app.post('/mcp-limited', route);
+if (redis !== undefined) app.post('/mcp-limited-redis', route);
 
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
 process.stdout.write(`ready ${app.server.address().port}\n`);
@@ -191,6 +216,7 @@ for (const signal of ['SIGTERM', 'SIGINT']) {
       void app
         .close()
         .then(() => db.end())
+        .then(() => redis?.quit())
         .then(() => process.exit(0)),
   );
 }
