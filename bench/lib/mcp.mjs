@@ -85,7 +85,17 @@ export function toolOutcome(json) {
   if (result === undefined) return { kind: 'invalid' };
   if (result.resultType === 'input_required')
     return { kind: 'input_required', requestState: result.requestState };
-  if (result.isError === true)
-    return { kind: 'tool_error', code: result.structuredContent?.error?.code };
+  if (result.isError === true) return { kind: 'tool_error', code: errorCodeOf(result) };
   return { kind: 'ok', value: result.structuredContent };
+}
+
+/** A tool error's code: the envelope is the text block (tool errors carry no structuredContent). */
+function errorCodeOf(result) {
+  if (result.structuredContent?.error?.code !== undefined)
+    return result.structuredContent.error.code;
+  try {
+    return JSON.parse(result.content?.[0]?.text ?? '').error?.code;
+  } catch {
+    return undefined;
+  }
 }
