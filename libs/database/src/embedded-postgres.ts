@@ -149,7 +149,7 @@ function tapNotifications(db: PGlite, emit: (channel: string, payload: string) =
       ...options,
       onRawData: (chunk: Uint8Array) => {
         scanner.push(chunk);
-        options.onRawData(chunk);
+        options?.onRawData?.(chunk);
       },
     });
   };
