@@ -1,0 +1,112 @@
+// oxlint-disable typescript/no-unsafe-type-assertion -- test doubles stand in for Nest's execution context and providers
+import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { IS_PUBLIC } from '@app/access-vocabulary';
+import { AppConfig } from '@app/config';
+import { testPrincipal } from '@app/testing';
+import { BearerAuthGuard } from './bearer-auth.guard.js';
+import {
+  INTERNAL_DISPATCH_HEADER,
+  InternalDispatchRegistry,
+} from './internal-dispatch.registry.js';
+import type { CallerContext, Principal } from './principal.js';
+import type { RequestContext } from './request-context.js';
+
+const MCP_URL = 'https://mcp.example.test/mcp';
+const config = Object.assign(new AppConfig(), { publicBaseUrl: 'https://mcp.example.test' });
+
+/** What passport would have put on the request for a valid token (`undefined`: no token). */
+const passport = vi.spyOn(
+  AuthGuard('bearer').prototype as { canActivate: (ctx: ExecutionContext) => Promise<boolean> },
+  'canActivate',
+);
+
+function setup(opts: { isPublic?: boolean; bySession?: boolean } = {}) {
+  const registry = new InternalDispatchRegistry();
+  const callers: CallerContext[] = [];
+  const context = {
+    authenticatedBySession: () => opts.bySession === true,
+    setCaller: (c: CallerContext) => callers.push(c),
+  } as unknown as RequestContext;
+  const reflector = new Reflector();
+  vi.spyOn(reflector, 'getAllAndOverride').mockImplementation((key) =>
+    key === IS_PUBLIC ? opts.isPublic === true : undefined,
+  );
+  const guard = new BearerAuthGuard(reflector, registry, context, config);
+  const run = (
+    request: { url: string; headers?: Record<string, string>; user?: Principal },
+    user?: Principal,
+  ): Promise<boolean> => {
+    const req = { id: 'req-1', ...request, raw: { headers: request.headers ?? {} } };
+    passport.mockImplementation(() => {
+      if (user === undefined) return Promise.reject(guard.handleRequest(null, false));
+      Object.assign(req, { user });
+      return Promise.resolve(true);
+    });
+    const ctx = {
+      getHandler: () => undefined,
+      getClass: () => undefined,
+      switchToHttp: () => ({ getRequest: () => req }),
+    } as unknown as ExecutionContext;
+    return guard.canActivate(ctx);
+  };
+  return { run, callers, registry };
+}
+
+afterEach(() => passport.mockReset());
+
+describe('BearerAuthGuard', () => {
+  it('lets a public route and a console session through without a token', async () => {
+    expect(await setup({ isPublic: true }).run({ url: '/health/live' })).toBe(true);
+    expect(await setup({ bySession: true }).run({ url: '/v1/me' })).toBe(true);
+    expect(passport).not.toHaveBeenCalled();
+  });
+
+  it('an in-process dispatch carries its caller; no token is looked up', async () => {
+    const s = setup();
+    const caller: CallerContext = {
+      principal: testPrincipal(),
+      channel: 'mcp',
+      clientName: 'c',
+      confirmationId: null,
+      requestId: 'outer',
+    };
+    const handle = s.registry.issue({ caller });
+    expect(
+      await s.run({ url: '/v1/accounts', headers: { [INTERNAL_DISPATCH_HEADER]: handle } }),
+    ).toBe(true);
+    expect(s.callers).toEqual([caller]);
+    expect(passport).not.toHaveBeenCalled();
+  });
+
+  it('a made-up dispatch header is an outside request: without a token it is UNAUTHENTICATED', async () => {
+    const s = setup();
+    await expect(
+      s.run({ url: '/v1/accounts', headers: { [INTERNAL_DISPATCH_HEADER]: 'forged' } }),
+    ).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(s.callers).toEqual([]);
+  });
+
+  it('a token becomes the api caller of the request', async () => {
+    const s = setup();
+    const principal = testPrincipal({ clientName: 'ci' });
+    expect(await s.run({ url: '/v1/accounts?limit=5' }, principal)).toBe(true);
+    expect(s.callers).toEqual([
+      { principal, channel: 'api', clientName: 'ci', confirmationId: null, requestId: 'req-1' },
+    ]);
+  });
+
+  it('a token issued for the MCP URL works there and nowhere else (INVALID_TOKEN)', async () => {
+    const oauth = testPrincipal({ tokenKind: 'oauth', audience: MCP_URL });
+    expect(await setup().run({ url: '/mcp' }, oauth)).toBe(true);
+    await expect(setup().run({ url: '/v1/accounts' }, oauth)).rejects.toMatchObject({
+      code: 'INVALID_TOKEN',
+    });
+    const other = testPrincipal({ tokenKind: 'oauth', audience: 'https://elsewhere.test/mcp' });
+    await expect(setup().run({ url: '/mcp' }, other)).rejects.toMatchObject({
+      code: 'INVALID_TOKEN',
+    });
+  });
+});
