@@ -198,11 +198,24 @@ describe('output schemas describe successful results only', () => {
     });
   });
 
-  it('carry no field descriptions (the OpenAPI document has them) and no anyOf for a nullable field', () => {
+  it('carry no field descriptions (the OpenAPI document has them)', () => {
     for (const entry of new ToolCatalog().list('2026-07-28')) {
       const text = JSON.stringify(entry.outputSchema ?? {});
-      expect(text, String(entry.name)).not.toMatch(/"description"|"anyOf"/);
+      expect(text, String(entry.name)).not.toMatch(/"description"/);
     }
+  });
+
+  it('give every schema node a single `type` (a nullable field is an anyOf), the portable spelling', () => {
+    const typeArrays: string[] = [];
+    const visit = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${path}[${i}]`));
+      else if (isJsonObject(node)) {
+        if (Array.isArray(node.type)) typeArrays.push(path);
+        for (const [k, v] of Object.entries(node)) visit(v, `${path}.${k}`);
+      }
+    };
+    for (const entry of new ToolCatalog().list('2026-07-28')) visit(entry, String(entry.name));
+    expect(typeArrays).toEqual([]);
   });
 });
 

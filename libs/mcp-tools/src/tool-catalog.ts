@@ -28,8 +28,9 @@ export interface CompiledTool {
  * The output schema of a response DTO as `tools/list` carries it: the success shape only (it
  * describes the `structuredContent` of a successful result; a failed call answers `isError` with
  * the error envelope as text and no `structuredContent`), without the field descriptions the
- * OpenAPI document already gives, and with a nullable field as `type: [t, "null"]` instead of an
- * `anyOf` pair. Same validation, about half the bytes (docs/adr/0005).
+ * OpenAPI document already gives. A nullable field stays an `anyOf` of single-`type` branches: a
+ * `type` array is valid JSON Schema but not portable to clients that map tool schemas onto a
+ * single-`type` dialect (the Inspector's `--strict` check reports it) (docs/adr/0005).
  */
 export function outputSchemaOf(dto: DtoClass): JsonSchema {
   const compacted = compactOutputSchema(schemaOfDto(dto));
@@ -43,20 +44,6 @@ function compactOutputSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key !== 'description') out[key] = compactOutputSchema(value);
-  }
-  const { anyOf } = out;
-  if (Array.isArray(anyOf) && anyOf.length === 2) {
-    const [value, nullable] = anyOf as unknown[];
-    if (
-      isJsonObject(value) &&
-      typeof value.type === 'string' &&
-      isJsonObject(nullable) &&
-      nullable.type === 'null' &&
-      Object.keys(nullable).length === 1
-    ) {
-      delete out.anyOf;
-      return { ...out, ...value, type: [value.type, 'null'] };
-    }
   }
   return out;
 }
