@@ -138,6 +138,22 @@ describe('validateInput: what no DTO rule is asked to look at', () => {
     ]);
   });
 
+  it('refuses a lone UTF-16 surrogate (not Unicode; the e-mail check would throw on it), naming the field', () => {
+    const lone = 'must not contain a lone UTF-16 surrogate (not valid Unicode)';
+    expect(nul({ email: '\ud800', name: 'ab' })).toEqual([{ field: 'email', message: lone }]);
+    expect(nul({ email: 'a@example.com', name: 'x\udc00y' })).toEqual([
+      { field: 'name', message: lone },
+    ]);
+    expect(nul({ 'a\ud800': 1 }, 'query')).toEqual([
+      {
+        field: 'query',
+        message: `must not contain a field name with a lone UTF-16 surrogate (not valid Unicode)`,
+      },
+    ]);
+    // A surrogate pair is one character (an emoji), not a lone half.
+    expect(nul({ email: 'a@example.com', name: '\ud83d\ude00' })).toBe('accepted');
+  });
+
   it('refuses nesting deeper than MAX_INPUT_DEPTH without recursing (no stack overflow)', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 100_000; i++) deep = [deep];

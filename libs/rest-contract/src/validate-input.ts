@@ -57,9 +57,21 @@ export function validateInput<T extends object>(
   return instance;
 }
 
+/** A UTF-16 surrogate without its other half: JSON's `"\ud800"` parses to one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string or key cannot be looked at, or undefined. */
+function unreadable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'the character U+0000';
+  // Not text at all: no Unicode character, and validator.js's checks throw on it (encodeURI).
+  if (LONE_SURROGATE.test(text)) return 'a lone UTF-16 surrogate (not valid Unicode)';
+  return undefined;
+}
+
 /**
  * What no DTO rule may be asked to look at: U+0000 in any string or key (Postgres text cannot hold
- * it) and nesting deeper than {@link MAX_INPUT_DEPTH} (class-transformer recurses). One walk,
+ * it), a lone UTF-16 surrogate (not Unicode text; some validators throw on it), and nesting deeper
+ * than {@link MAX_INPUT_DEPTH} (class-transformer recurses). One walk,
  * without recursion, before the DTO sees the input; the same for REST inputs and tool arguments
  * (which reach the REST endpoint through this function).
  */
@@ -71,8 +83,9 @@ export function unstorableFieldsOf(input: object, location: InputLocation): Fiel
   while (stack.length > 0 && out.length <= MAX_SUMMARY_ENTRIES) {
     const { value, field, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000'))
-        out.push({ field: field || location, message: 'must not contain the character U+0000' });
+      const why = unreadable(value);
+      if (why !== undefined)
+        out.push({ field: field || location, message: `must not contain ${why}` });
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
@@ -89,10 +102,11 @@ export function unstorableFieldsOf(input: object, location: InputLocation): Fiel
         : field === ''
           ? key
           : `${field}.${key}`;
-      if (key.includes('\u0000')) {
+      const why = unreadable(key);
+      if (why !== undefined) {
         out.push({
-          field: (field || location).replaceAll('\u0000', ''),
-          message: 'must not contain a field name with the character U+0000',
+          field: field || location,
+          message: `must not contain a field name with ${why}`,
         });
         continue;
       }
