@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createServer } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@app/config';
 import { ShutdownState, drainAndClose, shutdownPhases } from '@app/health';
@@ -20,6 +21,9 @@ async function main(): Promise<void> {
 
   let server;
   try {
+    // Before anything starts (the embedded engine, Nest, its "started" log line): a port another
+    // process holds is one clear line and exit code 1. startServer still handles losing the race.
+    if (config.port !== 0) await assertPortFree(config.host, config.port);
     server = await startServer(config);
   } catch (err) {
     if (isAddressInUse(err)) {
@@ -85,6 +89,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Listens on the port for an instant; rejects with EADDRINUSE when another process holds it. */
+function assertPortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolvePort()));
+  });
 }
 
 /** Whether listening failed because another process holds the port. */
