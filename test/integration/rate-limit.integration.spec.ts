@@ -52,6 +52,35 @@ describe('the in-process dispatch header', () => {
   });
 });
 
+describe('the per-IP budget on routes answered by middleware', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ rateLimitPerIpPerMinute: 3 });
+  });
+  afterAll(async () => t.close());
+
+  // The OAuth server is mounted as middleware, which runs in a hook of its own; the budget must
+  // come first or client registration and the token endpoint go unlimited.
+  it('client registration spends the budget; then the OAuth endpoints answer 429 too', async () => {
+    const register = (): Promise<Response> =>
+      t.request('/oauth/register', {
+        method: 'POST',
+        json: { redirect_uris: ['http://127.0.0.1:9/cb'], token_endpoint_auth_method: 'none' },
+      });
+    const spent: number[] = [];
+    for (let i = 0; i < 3; i++) spent.push((await register()).status);
+    expect(spent).toEqual([201, 201, 201]);
+    const after = [
+      await register(),
+      await t.request('/oauth/token', { method: 'POST' }),
+      await t.request('/oauth/authorize'),
+      await t.request('/v1/me', { token: 'owner' }),
+    ];
+    expect(after.map((r) => r.status)).toEqual([429, 429, 429, 429]);
+    expect(after[1]?.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
 describe('an outside request with a made-up dispatch header', () => {
   let t: TestServer;
   beforeAll(async () => {

@@ -11,7 +11,7 @@ import { poolStats } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
 import { InternalDispatchRegistry, registerInProcessDispatch } from '@app/identity';
-import { RateLimitService, registerIpRateLimit } from '@app/rate-limit';
+import { ipRateLimitHook, RateLimitService } from '@app/rate-limit';
 import { registerMcpRejectionMetrics, registerMcpTransportSecurity } from '@app/mcp-server';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/mcp-transport';
 import { mountOAuthServer } from '@app/oauth-server';
@@ -23,8 +23,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
 const RAW_JSON_PATHS = new Set(['/mcp']);
 
 /** The Fastify instance, the same for the server and the test harness. */
+/** The per-IP budget of each Fastify instance, once its app is configured. */
+const ipBudgets = new WeakMap<
+  object,
+  (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+>();
+
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
-  return new FastifyAdapter({
+  const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
@@ -46,6 +52,14 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
       return id;
     },
   });
+  // The per-IP budget is the first onRequest hook of all, ahead of the one Nest adds for its
+  // middleware, where the OAuth server is mounted: a hook added after that one never sees
+  // /oauth/* (client registration, token, authorize). configureApp supplies the budget.
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRequest', async (request, reply) => {
+    await ipBudgets.get(fastify)?.(request, reply);
+  });
+  return adapter;
 }
 
 /** Everything applied to the app after creation; used by `main.ts` and by the tests alike. */
@@ -101,7 +115,7 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
     metrics,
     (request) => dispatches.dispatchOf(request.raw) !== undefined,
   );
-  registerIpRateLimit(fastify, app.get(RateLimitService), dispatches);
+  ipBudgets.set(fastify, ipRateLimitHook(app.get(RateLimitService), dispatches));
   registerAdminConsole(fastify, { dir: defaultAdminConsoleDir() });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);

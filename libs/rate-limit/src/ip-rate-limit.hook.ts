@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InternalDispatchRegistry } from '@app/identity';
 import { rateLimited } from './rate-limit.guard.js';
 import type { RateLimitService } from './rate-limit.service.js';
@@ -7,15 +7,16 @@ const EXEMPT = /^\/(health\/|metrics(\?|$)|\.well-known\/)/;
 
 /**
  * The per-client-IP budget, checked before authentication (and before the body is read), so
- * token guessing and floods are refused cheaply. `onRejected` lets metrics count the refusal.
+ * token guessing and floods are refused cheaply. The server adds it ahead of every other
+ * `onRequest` hook (see `createFastifyAdapter`), so routes answered by middleware, such as the
+ * OAuth server's, are charged too. `onRejected` lets metrics count the refusal.
  */
-export function registerIpRateLimit(
-  fastify: FastifyInstance,
+export function ipRateLimitHook(
   limits: RateLimitService,
   dispatches: InternalDispatchRegistry,
   onRejected: (path: string) => void = () => undefined,
-): void {
-  fastify.addHook('onRequest', async (request, reply) => {
+): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) => {
     if (EXEMPT.test(request.url)) return;
     // A tool call's in-process dispatch was already counted on /mcp; any other request (whatever
     // headers it sends) is charged.
@@ -29,5 +30,5 @@ export function registerIpRateLimit(
       .header('retry-after', String(decision.retryAfterSeconds))
       .header('content-type', 'application/json')
       .send(body);
-  });
+  };
 }
