@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { firstUrl } from '../support/browser-agent.js';
@@ -23,12 +23,7 @@ import {
  * without a console error (a Content-Security-Policy violation is one).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_BROWSER = existsSync(CHROMIUM);
-if (!HAS_BROWSER)
-  process.stderr.write(
-    `admin console browser tests SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`,
-  );
+const HAS_BROWSER = chromiumAvailable('admin console browser tests');
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 const IMAGES = resolve(fileURLToPath(new URL('../../docs/images', import.meta.url)));
 const OWNER = 'olivia.owner@acme.test';
@@ -93,21 +88,7 @@ describe.skipIf(!HAS_BROWSER)('admin console in Chromium', { timeout: 120_000 },
     profile = await mkdtemp(join(tmpdir(), 'console-chromium-'));
     if (SCREENSHOTS) await mkdir(IMAGES, { recursive: true });
     // A fresh profile of its own (the user-data-dir), removed afterwards.
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--headless',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-      viewport: { width: 1280, height: 800 },
-      timezoneId: 'UTC',
-      locale: 'en-GB',
-    });
+    context = await launchChromium(profile, { viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstUrl } from '../support/browser-agent.js';
 import { latestMailTo } from '../support/oauth-client.js';
@@ -18,7 +19,6 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
  * an interactive sign-in, so it runs under `script` (a pseudo-terminal).
  */
 const INSPECTOR = resolve('node_modules/.bin/mcp-inspector');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCRIPT = '/usr/bin/script';
 const missing = [INSPECTOR, CHROMIUM, SCRIPT].filter((path) => !existsSync(path));
 if (missing.length > 0)
@@ -38,21 +38,7 @@ describe.skipIf(missing.length > 0)('the MCP Inspector CLI, authorized in a brow
   beforeAll(async () => {
     t = await startTestServer({ logLevel: 'error' });
     home = await mkdtemp(join(tmpdir(), 'inspector-oauth-'));
-    context = await chromium.launchPersistentContext(join(home, 'chromium'), {
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: STEP_MS * 2,
-      locale: 'en-GB',
-    });
+    context = await launchChromium(join(home, 'chromium'), { timeoutMs: STEP_MS * 2 });
   }, 240_000);
 
   afterAll(async () => {

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auth,
@@ -30,12 +30,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
  * pages' real HTML (form actions, button names, cookies, redirects) is what is tested.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_BROWSER = existsSync(CHROMIUM);
-if (!HAS_BROWSER)
-  process.stderr.write(
-    `OAuth Chromium e2e SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`,
-  );
+const HAS_BROWSER = chromiumAvailable('OAuth Chromium e2e');
 const OWNER = 'olivia.owner@acme.test';
 /** Page loads and clicks on a loaded 2-core machine: generous, never a measurement. */
 const STEP_MS = 60_000;
@@ -178,21 +173,7 @@ describe.skipIf(!HAS_BROWSER)('an MCP client authorized in headless Chromium', (
     callbacks = await startCallbackServer();
     provider = new InMemoryOAuthClient(callbacks.redirectUrl, undefined, 'Chromium test client');
     profile = await mkdtemp(join(tmpdir(), 'oauth-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      timeout: STEP_MS * 2,
-      locale: 'en-GB',
-    });
+    context = await launchChromium(profile, { timeoutMs: STEP_MS * 2 });
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(STEP_MS);
     page.on('pageerror', (err) => pageErrors.push(err.message));

@@ -15,13 +15,12 @@ import {
   INVALID_REQUEST,
   isSupportedProtocolVersion,
   KNOWN_METHOD_LABELS,
-  LOGGING_LEVELS,
   METHOD_NOT_FOUND,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   PARSE_ERROR,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.constants.js';
-import type { RequestChannel } from './request-channel.js';
+import { LOGGING_LEVEL_ORDER, type RequestChannel } from './request-channel.js';
 
 /*
  * What both eras of the endpoint share: how a request is labelled for `observe`, and how an answer
@@ -35,7 +34,7 @@ export const HEADER_METHOD = 'mcp-method';
 export const HEADER_NAME = 'mcp-name';
 export const HEADER_SESSION_ID = 'mcp-session-id';
 export const EMPTY_RESULT_JSON = '{}';
-export const LOGGING_LEVEL_LIST = [...LOGGING_LEVELS].join(', ');
+export const LOGGING_LEVEL_LIST = LOGGING_LEVEL_ORDER.join(', ');
 
 /** Client-supplied text echoed in error messages is cut to this many characters. */
 const ECHO_LIMIT = 128;

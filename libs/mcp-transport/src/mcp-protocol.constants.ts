@@ -87,18 +87,6 @@ export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-/** `logging/setLevel` (legacy) and `_meta` logLevel (modern) values. */
-export const LOGGING_LEVELS: ReadonlySet<string> = new Set([
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-]);
-
 /** Methods the caller may supply handlers for. */
 export const HANDLED_METHODS = [
   'tools/list',
