@@ -41,6 +41,28 @@ function expectUnavailable(answer: Timed): void {
   expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
 }
 
+/**
+ * A tools/call while the database is away: the transport's 503 when authenticating needs the
+ * database, or, when this replica's token cache answered for the caller, the tool's own
+ * unavailable outcome (`isError` with SERVICE_UNAVAILABLE and when to retry); never a 500.
+ */
+function expectToolCallUnavailable(answer: Timed): void {
+  if (answer.status === 503) {
+    expectUnavailable(answer);
+    return;
+  }
+  expect(answer).toMatchObject({ status: 200, body: { result: { isError: true } } });
+  // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- matched just above
+  const result = (answer.body as { result: { content: Array<{ text: string }> } }).result;
+  // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- the API's envelope, checked field by field
+  const envelope = JSON.parse(result.content[0]?.text ?? '{}') as {
+    error?: { code?: string; details?: { retry_after_seconds?: number } };
+  };
+  expect(envelope.error?.code).toBe('SERVICE_UNAVAILABLE');
+  expect(envelope.error?.details?.retry_after_seconds).toBeGreaterThan(0);
+  expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+}
+
 describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
   'database frozen, cut or slow (TCP proxy on real Postgres)',
   () => {
@@ -91,8 +113,9 @@ describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
       } satisfies Timed;
     };
 
-    const mcpCall = (): Promise<Timed> =>
+    const mcpCall = (token = 'owner'): Promise<Timed> =>
       timed('/mcp', {
+        token,
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -118,9 +141,12 @@ describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
         const answers = await Promise.all([
           ...Array.from({ length: 12 }, () => timed('/v1/accounts?limit=5')),
           timed('/v1/me'),
-          mcpCall(),
+          // A token this replica never resolved: authenticating it needs the database.
+          mcpCall('member'),
         ]);
         for (const answer of answers) expectUnavailable(answer);
+        // A token the replica's cache knows: the call reaches the tool, which says it cannot run.
+        expectToolCallUnavailable(await mcpCall('owner'));
         // Readiness says so too (its own ping timeout), while liveness stays up.
         expect((await timed('/health/ready')).status).toBe(503);
         expect((await timed('/health/live')).status).toBe(200);
@@ -140,9 +166,10 @@ describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
         const answers = await Promise.all([
           timed('/v1/accounts?limit=5'),
           timed('/v1/me'),
-          mcpCall(),
+          mcpCall('member'),
         ]);
         for (const answer of answers) expectUnavailable(answer);
+        expectToolCallUnavailable(await mcpCall('owner'));
       } finally {
         proxy.set('pass');
       }
