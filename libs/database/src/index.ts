@@ -13,4 +13,4 @@ export {
   uniqueConstraintOf,
 } from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';
-export { escapeLike, returnedRow } from './sql-text.js';
+export { escapeLike, purgeExpiredRows, returnedRow } from './sql-text.js';

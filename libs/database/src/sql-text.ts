@@ -12,3 +12,30 @@ export function returnedRow<T>(rows: readonly T[]): T {
   if (row === undefined) throw new Error('the statement returned no row');
   return row;
 }
+
+/** What {@link purgeExpiredRows} runs statements through (a DataSource or a transaction's manager). */
+interface Queryable {
+  query<T>(sql: string, params?: unknown[]): Promise<T>;
+}
+
+/**
+ * Deletes at most `limit` rows of `table` whose `expires_at` passed more than a day ago; rows
+ * another replica's sweep holds are skipped, not waited for. `key` identifies a row (`ctid` for a
+ * table without a single-column key). Returns how many were deleted. `table` and `key` are the
+ * caller's constants, never input.
+ */
+export async function purgeExpiredRows(
+  db: Queryable,
+  table: string,
+  key: string,
+  limit: number,
+): Promise<number> {
+  // A DELETE answers [rows, affected] through TypeORM's postgres driver.
+  const [, deleted] = await db.query<[unknown[], number]>(
+    `DELETE FROM ${table} WHERE ${key} IN (
+         SELECT ${key} FROM ${table} WHERE expires_at < now() - interval '1 day'
+          LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+    [limit],
+  );
+  return deleted;
+}

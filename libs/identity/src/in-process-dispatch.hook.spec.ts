@@ -1,4 +1,5 @@
 import Fastify from 'fastify';
+import { testPrincipal } from '@app/testing';
 import { describe, expect, it } from 'vitest';
 import { registerInProcessDispatch } from './in-process-dispatch.hook.js';
 import {
@@ -19,21 +20,7 @@ function dispatch(requestId: string): { caller: CallerContext } {
     caller: {
       ...caller,
       requestId,
-      principal: {
-        tokenId: 't1',
-        tokenKind: 'personal',
-        tokenName: 'n',
-        scopes: [],
-        expiresAt: null,
-        clientName: null,
-        audience: null,
-        organizationId: 'o1',
-        organizationSlug: 'acme',
-        userId: 'u1',
-        userEmail: 'a@acme.test',
-        userName: 'A',
-        membership: null,
-      },
+      principal: testPrincipal({ membership: null }),
     },
   };
 }

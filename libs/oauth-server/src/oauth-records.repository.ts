@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { purgeExpiredRows } from '@app/database';
 
 /** What `oidc-provider` stores about one of its models (grant, code, refresh token, client…). */
 export type OidcPayload = Record<string, unknown>;
@@ -80,15 +81,8 @@ export class OAuthRecordsRepository {
    * Deletes at most `limit` records that expired more than a day ago; returns how many. Rows
    * locked by another replica's sweep are skipped, not waited for.
    */
-  async purgeExpired(limit: number): Promise<number> {
-    // A DELETE answers [rows, affected] through TypeORM's postgres driver.
-    const [, deleted] = await this.ds.query<[unknown[], number]>(
-      `DELETE FROM oauth_records WHERE ctid IN (
-           SELECT ctid FROM oauth_records WHERE expires_at < now() - interval '1 day'
-            LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-      [limit],
-    );
-    return deleted;
+  purgeExpired(limit: number): Promise<number> {
+    return purgeExpiredRows(this.ds, 'oauth_records', 'ctid', limit);
   }
 
   /** The signing keys (a JWKS of private keys), creating them once for every replica. */

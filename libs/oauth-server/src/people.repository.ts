@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { purgeExpiredRows } from '@app/database';
 
 export interface SessionRow {
   id: string;
@@ -88,29 +89,15 @@ export class PeopleRepository {
   }
 
   /** Deletes at most `limit` sign-in links that expired more than a day ago; returns how many. */
-  async purgeExpiredSignInLinks(limit: number): Promise<number> {
-    // A DELETE answers [rows, affected] through TypeORM's postgres driver.
-    const [, deleted] = await this.ds.query<[unknown[], number]>(
-      `DELETE FROM sign_in_links WHERE id IN (
-           SELECT id FROM sign_in_links WHERE expires_at < now() - interval '1 day'
-            LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-      [limit],
-    );
-    return deleted;
+  purgeExpiredSignInLinks(limit: number): Promise<number> {
+    return purgeExpiredRows(this.ds, 'sign_in_links', 'id', limit);
   }
 
   /**
    * Deletes at most `limit` person sessions that expired more than a day ago (signed-out ones
    * too: they keep their expiry); returns how many.
    */
-  async purgeExpiredSessions(limit: number): Promise<number> {
-    // A DELETE answers [rows, affected] through TypeORM's postgres driver.
-    const [, deleted] = await this.ds.query<[unknown[], number]>(
-      `DELETE FROM person_sessions WHERE id IN (
-           SELECT id FROM person_sessions WHERE expires_at < now() - interval '1 day'
-            LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-      [limit],
-    );
-    return deleted;
+  purgeExpiredSessions(limit: number): Promise<number> {
+    return purgeExpiredRows(this.ds, 'person_sessions', 'id', limit);
   }
 }

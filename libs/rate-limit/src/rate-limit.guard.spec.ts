@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { ClsService } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
+import { testPrincipal } from '@app/testing';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import {
@@ -15,21 +16,7 @@ import { MetricsService } from '@app/metrics';
 import { TokenRateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitService } from './rate-limit.service.js';
 
-const principal: Principal = {
-  tokenId: 't1',
-  tokenKind: 'personal',
-  tokenName: 'n',
-  scopes: [],
-  expiresAt: null,
-  clientName: null,
-  audience: null,
-  organizationId: 'o1',
-  organizationSlug: 'acme',
-  userId: 'u1',
-  userEmail: 'a@acme.test',
-  userName: 'A',
-  membership: null,
-};
+const principal: Principal = testPrincipal({ membership: null });
 
 class FixedCaller extends RequestContext {
   override get principal(): Principal {
