@@ -24,14 +24,8 @@ export class AccessGuard implements CanActivate {
   ) {}
 
   canActivate(ctx: ExecutionContext): boolean {
-    const targets = [ctx.getHandler(), ctx.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    if (this.reflector.getAllAndOverride<boolean>(ACCESS_PER_OPERATION, targets)) return true;
-    const requirement =
-      this.reflector.getAllAndOverride<AccessRequirement | undefined>(
-        ACCESS_REQUIREMENT,
-        targets,
-      ) ?? {};
+    const requirement = routeRequirementOf(this.reflector, ctx.getHandler(), ctx.getClass());
+    if (requirement === null) return true;
     const verified = this.dispatches.dispatchOf(
       ctx.switchToHttp().getRequest<FastifyRequest>().raw,
     )?.verified;
@@ -41,7 +35,25 @@ export class AccessGuard implements CanActivate {
   }
 }
 
-function sameRequirement(a: AccessRequirement, b: AccessRequirement): boolean {
+/**
+ * What the access guard evaluates for a route: `null` for a public route or one that checks access
+ * per operation itself; otherwise its requirement (`{}`: the membership checks only).
+ */
+export function routeRequirementOf(
+  reflector: Reflector,
+  handler: ReturnType<ExecutionContext['getHandler']>,
+  controller: ReturnType<ExecutionContext['getClass']>,
+): AccessRequirement | null {
+  const targets = [handler, controller];
+  if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return null;
+  if (reflector.getAllAndOverride<boolean>(ACCESS_PER_OPERATION, targets)) return null;
+  return (
+    reflector.getAllAndOverride<AccessRequirement | undefined>(ACCESS_REQUIREMENT, targets) ?? {}
+  );
+}
+
+/** Whether two requirements ask for the same scope and permission. */
+export function sameRequirement(a: AccessRequirement, b: AccessRequirement): boolean {
   return (
     a.permission === b.permission &&
     a.scope?.resource === b.scope?.resource &&

@@ -7,7 +7,7 @@ export {
   type AccessCheck,
 } from './access-checks.js';
 export { AccessPolicy } from './access.policy.js';
-export { AccessGuard } from './access.guard.js';
+export { AccessGuard, routeRequirementOf, sameRequirement } from './access.guard.js';
 export { AccessModule } from './access.module.js';
 export {
   ACCESS_PER_OPERATION,

@@ -231,29 +231,44 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   map(exception: unknown, requestId: string): { status: number; envelope: ErrorEnvelope } {
-    if (
-      !(exception instanceof DomainError) &&
-      !(exception instanceof HttpException) &&
-      fastifyErrorOf(exception) === undefined &&
-      this.options.unavailable?.(exception) === true
-    ) {
-      const seconds = this.options.unavailableRetryAfterSeconds ?? 5;
-      // One line per request, without the stack: the cause is the dependency, not this code.
-      logger.warn(
-        { requestId, err: exception instanceof Error ? exception.message : String(exception) },
-        'Database unavailable; answered 503',
-      );
-      return {
-        status: 503,
-        envelope: toEnvelope(
-          'SERVICE_UNAVAILABLE',
-          `The service cannot reach its database right now; retry after ${seconds} s`,
-          { retry_after_seconds: seconds, requestId },
-        ),
-      };
-    }
-    return mapException(exception, requestId);
+    return mapRestException(exception, requestId, this.options);
   }
+}
+
+/**
+ * What a REST endpoint answers for an exception its handler (or a pipe or guard) threw: a
+ * dependency that could not serve the request in time (`options.unavailable`) → 503
+ * SERVICE_UNAVAILABLE with `retry_after_seconds`; anything else as {@link mapException} says.
+ * The exception filter and the in-process dispatch of MCP tools both answer through here, so a
+ * tool's error envelope is the endpoint's own.
+ */
+export function mapRestException(
+  exception: unknown,
+  requestId: string,
+  options: Pick<ApiExceptionFilterOptions, 'unavailable' | 'unavailableRetryAfterSeconds'>,
+): { status: number; envelope: ErrorEnvelope } {
+  if (
+    !(exception instanceof DomainError) &&
+    !(exception instanceof HttpException) &&
+    fastifyErrorOf(exception) === undefined &&
+    options.unavailable?.(exception) === true
+  ) {
+    const seconds = options.unavailableRetryAfterSeconds ?? 5;
+    // One line per request, without the stack: the cause is the dependency, not this code.
+    logger.warn(
+      { requestId, err: exception instanceof Error ? exception.message : String(exception) },
+      'Database unavailable; answered 503',
+    );
+    return {
+      status: 503,
+      envelope: toEnvelope(
+        'SERVICE_UNAVAILABLE',
+        `The service cannot reach its database right now; retry after ${seconds} s`,
+        { retry_after_seconds: seconds, requestId },
+      ),
+    };
+  }
+  return mapException(exception, requestId);
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; code: ErrorCode; message: string }> = {

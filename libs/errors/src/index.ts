@@ -3,6 +3,7 @@ export { DomainError, toEnvelope, type ErrorEnvelope, type FieldError } from './
 export {
   ApiExceptionFilter,
   mapException,
+  mapRestException,
   writeClientError,
   type ApiExceptionFilterOptions,
 } from './api-exception.filter.js';

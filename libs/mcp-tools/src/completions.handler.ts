@@ -136,12 +136,9 @@ export class CompletionsHandler {
     if (refusal !== null) throw refusalOf(refusal);
 
     const prefix = request.value.trim();
-    const response = await this.dispatcher.dispatch(
-      callerOf(ctx, extra),
-      'GET',
-      tool.def.endpoint.path,
-      { query: { limit: MAX_VALUES, ...(prefix === '' ? {} : { q: prefix }) } },
-    );
+    const response = await this.dispatcher.dispatch(callerOf(ctx, extra), tool.def.endpoint, {
+      query: { limit: MAX_VALUES, ...(prefix === '' ? {} : { q: prefix }) },
+    });
     if (response.status !== 200) {
       const refused = authorizationEnvelopeOf(response.body);
       if (refused !== undefined) throw authorizationRefused(refused);

@@ -73,8 +73,8 @@ function setup(
     return Promise.resolve(r);
   });
   const lookups: string[] = [];
-  const dispatch = vi.fn<RestDispatcher['dispatch']>((_c, method, path) => {
-    lookups.push(`${method} ${path}`);
+  const dispatch = vi.fn<RestDispatcher['dispatch']>((_c, contract, input) => {
+    lookups.push(`${contract.method} ${contract.path.replace(':id', input?.params?.id ?? '')}`);
     return Promise.resolve(
       opts.lookup ?? { status: 200, body: RECORD, text: JSON.stringify(RECORD) },
     );

@@ -194,11 +194,7 @@ export class DestructiveToolGate {
     caller: CallerContext,
   ): Promise<{ record: Record<string, unknown> } | { envelope: ErrorEnvelope }> {
     const id = typeof args.id === 'string' && args.id !== '' ? args.id : '-';
-    const res = await this.dispatcher.dispatch(
-      caller,
-      'GET',
-      spec.lookup.path.replace(':id', encodeURIComponent(id)),
-    );
+    const res = await this.dispatcher.dispatch(caller, spec.lookup, { params: { id } });
     if (res.status === 200 && isJsonObject(res.body)) return { record: res.body };
     const envelope = res.status < 500 ? envelopeOf(res.body) : undefined;
     if (envelope !== undefined) return { envelope };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { AccessModule } from '@app/access';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
@@ -14,7 +15,13 @@ import { ToolExecutor } from './tool-executor.js';
 
 /** The MCP tools: registry, the one executor, in-process REST dispatch, confirmation gate. */
 @Module({
-  imports: [IdentityModule, AccessModule, McpConfirmationsModule, McpHistoryModule],
+  imports: [
+    DiscoveryModule,
+    IdentityModule,
+    AccessModule,
+    McpConfirmationsModule,
+    McpHistoryModule,
+  ],
   providers: [
     RestDispatcher,
     ToolCatalog,

@@ -197,8 +197,8 @@ describe('ResourcesHandler.read', () => {
         requestId: 'req-1',
         confirmationId: null,
       }),
-      'GET',
-      `/v1/portal-users/${PORTAL_USER_ID}`,
+      expect.objectContaining({ method: 'GET', path: '/v1/portal-users/:id' }),
+      { params: { id: PORTAL_USER_ID } },
     );
   });
 
@@ -212,7 +212,11 @@ describe('ResourcesHandler.read', () => {
     };
     const { handler, dispatch } = setup({ status: 200, body: me });
     const outcome = await handler.read({ uri: 'platform://organization' }, ctx(), extra());
-    expect(dispatch).toHaveBeenCalledWith(expect.anything(), 'GET', '/v1/me');
+    expect(dispatch).toHaveBeenCalledWith(
+      expect.anything(),
+      expect.objectContaining({ method: 'GET', path: '/v1/me' }),
+      { params: {} },
+    );
     const text = (resultOf(outcome).contents as { text: string }[])[0].text;
     expect(JSON.parse(text)).toEqual({
       organization: { id: 'o1', slug: 'acme', name: 'Acme' },

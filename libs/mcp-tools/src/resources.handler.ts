@@ -105,7 +105,8 @@ const ORGANIZATION = {
 
 type ResolvedTarget = {
   tool: CompiledTool;
-  path: string;
+  /** The path parameters of the tool's GET endpoint. */
+  params: Record<string, string>;
   shape: (body: Record<string, unknown>) => unknown;
 };
 
@@ -204,7 +205,13 @@ export class ResourcesHandler {
     const refusal = this.policy.evaluate(extra.principal, target.tool.access);
     if (refusal !== null) throw refusalOf(refusal);
 
-    const response = await this.dispatcher.dispatch(callerOf(ctx, extra), 'GET', target.path);
+    const response = await this.dispatcher.dispatch(
+      callerOf(ctx, extra),
+      target.tool.def.endpoint,
+      {
+        params: target.params,
+      },
+    );
     if (response.status === 200 && isJsonObject(response.body)) {
       const contents = [
         { uri, mimeType: MIME_TYPE, text: JSON.stringify(target.shape(response.body)) },
@@ -215,7 +222,9 @@ export class ResourcesHandler {
     if (refused !== undefined) throw authorizationRefused(refused);
     if (response.status >= 400 && response.status < 500 && envelopeOf(response.body) !== undefined)
       throw McpError.resourceNotFound(uri);
-    throw new Error(`resources/read: GET ${target.path} answered ${response.status}`);
+    throw new Error(
+      `resources/read: GET ${target.tool.def.endpoint.path} answered ${response.status}`,
+    );
   }
 
   /** The variables of a resource template (`{id}` → `id`), or undefined for an unknown template. */
@@ -230,7 +239,7 @@ export class ResourcesHandler {
     if (uri === ORGANIZATION_URI) {
       return {
         tool: this.organizationTool,
-        path: this.organizationTool.def.endpoint.path,
+        params: {},
         shape: organizationProfile,
       };
     }
@@ -241,7 +250,7 @@ export class ResourcesHandler {
       if (!UUID.test(id)) return undefined;
       return {
         tool: t.compiled,
-        path: t.compiled.def.endpoint.path.replace(':id', id.toLowerCase()),
+        params: { id: id.toLowerCase() },
         shape: (b) => b,
       };
     }

@@ -35,8 +35,8 @@ function setup(answers: { rest?: RestResponse[]; gate?: GateDecision } = {}) {
   const rest = [...(answers.rest ?? [])];
   const dispatched: Array<{ caller: CallerContext; method: string; path: string; input: unknown }> =
     [];
-  const dispatch = vi.fn<RestDispatcher['dispatch']>((caller, method, path, input) => {
-    dispatched.push({ caller, method, path, input });
+  const dispatch = vi.fn<RestDispatcher['dispatch']>((caller, contract, input) => {
+    dispatched.push({ caller, method: contract.method, path: contract.path, input });
     const next = rest.shift();
     if (next === undefined) throw new Error('unexpected dispatch');
     return Promise.resolve(next);
@@ -111,7 +111,7 @@ describe('ToolExecutor', () => {
     expect(s.dispatched).toHaveLength(0);
   });
 
-  it('dispatches a read with the path parameter in the path and the rest as the query', async () => {
+  it('dispatches a read with the path parameter as a param and the rest as the query', async () => {
     const body = { id: USER_ID, name: 'P' };
     const s = setup({ rest: [{ status: 200, body, text: JSON.stringify(body) }] });
     const outcome = await s.executor.call(
@@ -125,8 +125,8 @@ describe('ToolExecutor', () => {
     });
     expect(s.dispatched[0]).toMatchObject({
       method: 'GET',
-      path: `/v1/portal-users/${USER_ID}`,
-      input: { query: {} },
+      path: '/v1/portal-users/:id',
+      input: { params: { id: USER_ID }, query: {} },
     });
     expect(s.dispatched[0]?.caller).toMatchObject({ channel: 'mcp', confirmationId: null });
     expect(s.observed[0]).toMatchObject({ status: 'ok', readOnly: true, confirmationId: null });
@@ -191,7 +191,8 @@ describe('ToolExecutor', () => {
       expect(outcome).toMatchObject({ kind: 'complete', result: { structuredContent: {} } });
       expect(s.dispatched[0]).toMatchObject({
         method: 'DELETE',
-        path: `/v1/portal-users/${USER_ID}`,
+        path: '/v1/portal-users/:id',
+        input: { params: { id: USER_ID } },
       });
       expect(s.dispatched[0]?.caller.confirmationId).toBe('conf-2');
       expect(s.observed[0]).toMatchObject({

@@ -1,6 +1,6 @@
 import { isJsonObject, unreachable } from '@app/common';
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
 import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
@@ -48,7 +48,7 @@ const NOTHING_YET: Progress = {
  * it decided; the observer records the finished call once.
  */
 @Injectable()
-export class ToolExecutor {
+export class ToolExecutor implements OnApplicationBootstrap {
   private readonly logger = new Logger(ToolExecutor.name);
 
   constructor(
@@ -58,6 +58,16 @@ export class ToolExecutor {
     private readonly gate: DestructiveToolGate,
     private readonly observer: ToolCallObserver,
   ) {}
+
+  /** A tool whose endpoint (or confirmation lookup) cannot be dispatched to fails the start-up. */
+  onApplicationBootstrap(): void {
+    for (const name of this.catalog.names()) {
+      const { def } = this.catalog.get(name) as CompiledTool;
+      this.dispatcher.assertDispatchable(def.endpoint);
+      if (def.confirmation !== undefined)
+        this.dispatcher.assertDispatchable(def.confirmation.lookup);
+    }
+  }
 
   async call(
     params: Record<string, unknown>,
@@ -195,7 +205,7 @@ export class ToolExecutor {
     caller: CallerContext,
   ): Promise<RestResponse> {
     const { endpoint } = tool.def;
-    let path = endpoint.path;
+    const params: Record<string, string> = {};
     const rest: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(args)) {
       if (tool.pathParams.includes(k)) continue;
@@ -204,21 +214,15 @@ export class ToolExecutor {
     for (const p of tool.pathParams) {
       const value = args[p];
       // A missing or malformed id is the endpoint's business (it answers 404/422 in its envelope).
-      path = path.replace(
-        `:${p}`,
-        encodeURIComponent(typeof value === 'string' && value !== '' ? value : '-'),
-      );
+      params[p] = typeof value === 'string' && value !== '' ? value : '-';
     }
     const method = endpoint.method;
-    const response = await this.dispatcher.dispatch(
-      caller,
-      method,
-      path,
+    const response = await this.dispatcher.dispatch(caller, endpoint, {
+      params,
       // The access checks ran in `run` for this caller and this requirement, the route's own.
-      method === 'GET' || method === 'DELETE'
-        ? { query: rest, verified: tool.access }
-        : { body: rest, verified: tool.access },
-    );
+      verified: tool.access,
+      ...(method === 'GET' || method === 'DELETE' ? { query: rest } : { body: rest }),
+    });
     if (response.status >= 500 && response.status !== 502 && response.status !== 503) {
       this.logger.error(
         { requestId: caller.requestId, status: response.status, tool: tool.def.name },

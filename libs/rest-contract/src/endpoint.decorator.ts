@@ -1,4 +1,4 @@
-import { applyDecorators, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { applyDecorators, Delete, Get, HttpCode, Patch, Post, SetMetadata } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -16,6 +16,9 @@ const ROUTE = { GET: Get, POST: Post, PATCH: Patch, DELETE: Delete } as const;
 /** The OpenAPI extension carrying an operation's declared access (read by the route-table test). */
 export const ACCESS_EXTENSION = 'x-access';
 
+/** Metadata key holding the contract on its controller method (read by in-process dispatch). */
+export const ENDPOINT_CONTRACT = 'rest:endpoint-contract';
+
 /**
  * Applies an endpoint's contract to its controller method: the route (method, full path, success
  * status), its access (public, or authenticated with the scope and permission the access guard
@@ -30,6 +33,7 @@ export function Endpoint(contract: EndpointContract): MethodDecorator {
   return applyDecorators(
     ROUTE[contract.method](contract.path),
     HttpCode(contract.status),
+    SetMetadata(ENDPOINT_CONTRACT, contract),
     ...(access.kind === 'public'
       ? [Public()]
       : [RequiresAccess(requirementOf(access)), ApiBearerAuth()]),

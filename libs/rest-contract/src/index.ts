@@ -19,7 +19,7 @@ export type { EndpointContract } from './endpoint-contract.js';
 export type { Plain } from './plain.js';
 export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
 export { TimeRangeQueryDto } from './time-range-query.dto.js';
-export { ACCESS_EXTENSION, Endpoint } from './endpoint.decorator.js';
+export { ACCESS_EXTENSION, ENDPOINT_CONTRACT, Endpoint } from './endpoint.decorator.js';
 export {
   contains,
   equals,
