@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_DISPATCH_HEADER, InternalDispatchRegistry, TokensService } from '@app/identity';
+import { TokensService } from '@app/identity';
+import { RestDispatcher } from '@app/mcp-tools';
+import { PORTAL_USERS_ENDPOINTS } from '@app/portal-users';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import {
   call,
@@ -27,23 +29,20 @@ describe('REST /v1/audit-events', () => {
   it('records writes of people (api) and agents (mcp) side by side; the mcp marker comes from server state', async () => {
     const owner = await me(t);
     const principal = await t.server.app.get(TokensService).authenticate(t.tokens.owner);
-    const handle = t.server.app.get(InternalDispatchRegistry).issue({
-      caller: {
+    // What an MCP tool call does: the endpoint's handler in-process, as the caller /mcp verified.
+    const viaMcp = await t.server.app.get(RestDispatcher).dispatch(
+      {
         principal,
         channel: 'mcp',
         clientName: 'Claude Desktop',
         confirmationId: 'conf-0001',
         requestId: 'outer-request-0001',
       },
-    });
-    // An in-process dispatch (what an MCP tool call does): the handle carries the caller.
-    const viaMcp = await t.request('/v1/portal-users', {
-      method: 'POST',
-      headers: { [INTERNAL_DISPATCH_HEADER]: handle },
-      json: { email: 'agent-made@example.com', name: 'Agent Made', send_invitation: false },
-    });
+      PORTAL_USERS_ENDPOINTS.create,
+      { body: { email: 'agent-made@example.com', name: 'Agent Made', send_invitation: false } },
+    );
     expect(viaMcp.status).toBe(201);
-    const created: Json = await viaMcp.json();
+    const created = viaMcp.body as Json;
     const viaApi = await call(t, 'PATCH', `/v1/portal-users/${created.id}`, {
       json: { name: 'Human Edited' },
     });
@@ -71,18 +70,18 @@ describe('REST /v1/audit-events', () => {
     expect(trail[0].request_id).not.toBe('outer-request-0001');
     for (const e of trail) expect(matchesSchema('AuditEventDto', e)).toEqual([]);
 
-    // The handle is single-use, and an outside caller cannot make one up: a request with a header
-    // this process did not issue is an ordinary outside request (its bearer token decides).
-    const replay = await t.request('/v1/portal-users', {
+    // No header makes an outside request an MCP one: without a token it is 401; with one, it is
+    // the api channel whatever it claims.
+    const headerOnly = await t.request('/v1/portal-users', {
       method: 'POST',
-      headers: { [INTERNAL_DISPATCH_HEADER]: handle },
+      headers: { 'x-internal-dispatch': 'mcp' },
       json: { email: 'r@example.com', name: 'R' },
     });
-    expect(replay.status).toBe(401);
+    expect(headerOnly.status).toBe(401);
     const forged = await t.request('/v1/portal-users', {
       method: 'POST',
       token: 'owner',
-      headers: { [INTERNAL_DISPATCH_HEADER]: 'mcp' },
+      headers: { 'x-internal-dispatch': 'mcp' },
       json: { email: 'forged@example.com', name: 'Forged', send_invitation: false },
     });
     expect(forged.status).toBe(201);

@@ -100,6 +100,24 @@ describe('odd input is a 4xx with the envelope, never a 500', () => {
     });
   });
 
+  it('path arguments reach the endpoint as they are: an over-long, a slashed or an empty id is a VALIDATION_ERROR on id', async () => {
+    for (const id of ['a'.repeat(500), '../../v1/tokens', `${randomUUID()}/x`, '']) {
+      const r = await legacyToolCall(
+        t.url,
+        t.tokens.owner,
+        'get_portal_user',
+        { id },
+        { requestId: randomUUID() },
+      );
+      expect(r.status).toBe(200);
+      expect(r.body.result.isError).toBe(true);
+      expect(textJsonOf(r.body.result).error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [expect.objectContaining({ field: 'id' })],
+      });
+    }
+  });
+
   it('a well-formed cursor holding an impossible position is 422 on cursor, on every list route', async () => {
     const id = randomUUID();
     const lists = [

@@ -11,12 +11,7 @@ import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
 import { READ_SCOPES } from '@app/access-vocabulary';
-import {
-  BearerAuthGuard,
-  IdentityModule,
-  InternalDispatchRegistry,
-  redactUrl,
-} from '@app/identity';
+import { BearerAuthGuard, IdentityModule, redactUrl } from '@app/identity';
 import { MeModule } from '@app/me';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
@@ -50,46 +45,35 @@ export class AppModule {
             idGenerator: (req: IncomingMessage & { id: string }) => req.id,
           },
         }),
-        LoggerModule.forRootAsync({
-          imports: [IdentityModule],
-          inject: [InternalDispatchRegistry],
-          useFactory: (dispatches: InternalDispatchRegistry) => ({
-            // Every route (the library's default wildcard does not reach routes under Fastify).
-            forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
-            pinoHttp: {
-              level: config.logLevel,
-              genReqId: (req) => req.id ?? '',
-              // No access lines for probes and scrapes, nor for a tool call's in-process dispatch
-              // (the tools/call line already describes it).
-              autoLogging: {
-                ignore: (req) =>
-                  QUIET_PATHS.test(
-                    (req as IncomingMessage & { originalUrl?: string }).originalUrl ??
-                      req.url ??
-                      '',
-                  ) || dispatches.dispatchOf(req) !== undefined,
-              },
-              redact: {
-                paths: [
-                  'req.headers.authorization',
-                  'req.headers.cookie',
-                  'req.headers["x-internal-dispatch"]',
-                ],
-                censor: '[redacted]',
-              },
-              serializers: {
-                // Database errors without their parameters, detail or message (request data).
-                err: logSafeError,
-                // Secrets in a URL (a token in the query, the invitation token in its path) never
-                // reach the log.
-                req: (req: { id: string; method: string; url: string }) => ({
-                  id: req.id,
-                  method: req.method,
-                  url: redactUrl(req.url),
-                }),
-              },
+        LoggerModule.forRoot({
+          // Every route (the library's default wildcard does not reach routes under Fastify).
+          forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
+          pinoHttp: {
+            level: config.logLevel,
+            genReqId: (req) => req.id ?? '',
+            // No access lines for probes and scrapes.
+            autoLogging: {
+              ignore: (req) =>
+                QUIET_PATHS.test(
+                  (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '',
+                ),
             },
-          }),
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie'],
+              censor: '[redacted]',
+            },
+            serializers: {
+              // Database errors without their parameters, detail or message (request data).
+              err: logSafeError,
+              // Secrets in a URL (a token in the query, the invitation token in its path) never
+              // reach the log.
+              req: (req: { id: string; method: string; url: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: redactUrl(req.url),
+              }),
+            },
+          },
         }),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize, {
           statementTimeoutMs: config.dbStatementTimeoutMs,

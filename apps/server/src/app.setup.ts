@@ -10,7 +10,6 @@ import { mapException, writeClientError } from '@app/errors';
 import { poolStats } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
-import { InternalDispatchRegistry, registerInProcessDispatch } from '@app/identity';
 import { ipRateLimitHook, RateLimitService } from '@app/rate-limit';
 import { registerMcpRejectionMetrics, registerMcpTransportSecurity } from '@app/mcp-server';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/mcp-transport';
@@ -66,11 +65,6 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
 export function configureApp(app: NestFastifyApplication, config: AppConfig): void {
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
-  const dispatches = app.get(InternalDispatchRegistry);
-  // First of all hooks: whether this is a tool call's in-process dispatch is decided here, once;
-  // everything after reads that answer.
-  registerInProcessDispatch(fastify, dispatches);
-
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser<string>(
     'application/json',
@@ -110,12 +104,8 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   registerMcpTransportSecurity(fastify, config);
   // Every /mcp refusal (401, 403, 405, 406, 413, 415, 429 per IP or per token) counts once, here.
   registerMcpRejectionMetrics(fastify, metrics);
-  registerHttpMetrics(
-    fastify,
-    metrics,
-    (request) => dispatches.dispatchOf(request.raw) !== undefined,
-  );
-  ipBudgets.set(fastify, ipRateLimitHook(app.get(RateLimitService), dispatches));
+  registerHttpMetrics(fastify, metrics);
+  ipBudgets.set(fastify, ipRateLimitHook(app.get(RateLimitService)));
   registerAdminConsole(fastify, { dir: defaultAdminConsoleDir() });
   fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);

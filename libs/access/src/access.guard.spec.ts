@@ -5,12 +5,7 @@ import { ClsService } from 'nestjs-cls';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_REQUIREMENT, type AccessRequirement } from '@app/access-vocabulary';
 import { testPrincipal } from '@app/testing';
-import {
-  INTERNAL_DISPATCH_HEADER,
-  InternalDispatchRegistry,
-  RequestContext,
-  type Principal,
-} from '@app/identity';
+import { RequestContext, type Principal } from '@app/identity';
 import {
   ActiveMembershipCheck,
   KeyOwnerMembershipCheck,
@@ -62,12 +57,10 @@ function setup(route: AccessRequirement) {
     new TokenScopeCheck(),
     new PermissionCheck(),
   );
-  const dispatches = new InternalDispatchRegistry();
   const guard = new AccessGuard(
     new Reflector(),
     policy,
     new FixedCaller(new ClsService(new AsyncLocalStorage())),
-    dispatches,
   );
   const handler = route === listAccounts ? listAccountsRoute : deleteAccountRoute;
   const run = (headers: Record<string, string>): boolean => {
@@ -75,45 +68,21 @@ function setup(route: AccessRequirement) {
     const ctx = new ExecutionContextHost([{ raw, headers }, {}], Controller, handler);
     return guard.canActivate(ctx);
   };
-  return { policy, dispatches, run };
+  return { policy, run };
 }
 
-const caller = {
-  principal,
-  channel: 'mcp' as const,
-  clientName: null,
-  confirmationId: null,
-  requestId: 'r1',
-};
-
-describe('AccessGuard and the in-process dispatch', () => {
-  it('evaluates an outside request, bogus dispatch header or not', () => {
+describe('AccessGuard', () => {
+  it('evaluates every request against its route, whatever headers it sends', () => {
     const { policy, run } = setup(listAccounts);
     expect(run({})).toBe(true);
-    expect(run({ [INTERNAL_DISPATCH_HEADER]: 'made-up' })).toBe(true);
+    // The header the in-process dispatch once used (ADR 0006, superseded by ADR 0008) is nothing now.
+    expect(run({ 'x-internal-dispatch': 'made-up' })).toBe(true);
     expect(policy.evaluations).toBe(2);
   });
 
-  it('does not evaluate again the requirement the executor verified, when it is the route’s', () => {
-    const { policy, dispatches, run } = setup(listAccounts);
-    const handle = dispatches.issue({
-      caller,
-      verified: { permission: 'accounts.read', scope: { access: 'read', resource: 'accounts' } },
-    });
-    expect(run({ [INTERNAL_DISPATCH_HEADER]: handle })).toBe(true);
-    expect(policy.evaluations).toBe(0);
-  });
-
-  it('evaluates an in-process dispatch that verified another requirement, or none', () => {
-    const { policy, dispatches, run } = setup(deleteAccount);
-    const verifiedOther = dispatches.issue({ caller, verified: listAccounts });
-    expect(() => run({ [INTERNAL_DISPATCH_HEADER]: verifiedOther })).toThrow(
-      expect.objectContaining({ code: 'insufficient_scope' }),
-    );
-    const unverified = dispatches.issue({ caller });
-    expect(() => run({ [INTERNAL_DISPATCH_HEADER]: unverified })).toThrow(
-      expect.objectContaining({ code: 'insufficient_scope' }),
-    );
-    expect(policy.evaluations).toBe(2);
+  it('refuses a route whose requirement the caller does not meet, with its code', () => {
+    const { policy, run } = setup(deleteAccount);
+    expect(() => run({})).toThrow(expect.objectContaining({ code: 'insufficient_scope' }));
+    expect(policy.evaluations).toBe(1);
   });
 });

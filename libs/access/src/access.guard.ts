@@ -1,18 +1,15 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC } from '@app/access-vocabulary';
-import type { FastifyRequest } from 'fastify';
-import { InternalDispatchRegistry, RequestContext } from '@app/identity';
+import { RequestContext } from '@app/identity';
 import type { AccessRequirement } from '@app/access-vocabulary';
 import { AccessPolicy } from './access.policy.js';
 import { ACCESS_PER_OPERATION, ACCESS_REQUIREMENT } from './requires-access.decorator.js';
 
 /**
  * Runs the four checks on every authenticated REST route (membership checks even without a
- * requirement). An MCP tool call's in-process dispatch whose requirement the executor already
- * evaluated for this caller, and that is exactly this route's, is not evaluated a second time; any
- * other in-process dispatch (a resource read, the confirmation gate's lookup, a requirement that
- * differs) gets the full evaluation.
+ * requirement). An MCP tool call reaches its endpoint without an HTTP request; the in-process
+ * dispatch applies the same evaluation (`routeRequirementOf`, ADR 0008).
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -20,16 +17,11 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly policy: AccessPolicy,
     private readonly context: RequestContext,
-    private readonly dispatches: InternalDispatchRegistry,
   ) {}
 
   canActivate(ctx: ExecutionContext): boolean {
     const requirement = routeRequirementOf(this.reflector, ctx.getHandler(), ctx.getClass());
     if (requirement === null) return true;
-    const verified = this.dispatches.dispatchOf(
-      ctx.switchToHttp().getRequest<FastifyRequest>().raw,
-    )?.verified;
-    if (verified !== undefined && sameRequirement(verified, requirement)) return true;
     this.policy.assert(this.context.principal, requirement);
     return true;
   }

@@ -7,10 +7,6 @@ import { IS_PUBLIC } from '@app/access-vocabulary';
 import { AppConfig } from '@app/config';
 import { testPrincipal } from '@app/testing';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
-import {
-  INTERNAL_DISPATCH_HEADER,
-  InternalDispatchRegistry,
-} from './internal-dispatch.registry.js';
 import type { CallerContext, Principal } from './principal.js';
 import type { RequestContext } from './request-context.js';
 
@@ -24,7 +20,6 @@ const passport = vi.spyOn(
 );
 
 function setup(opts: { isPublic?: boolean; bySession?: boolean } = {}) {
-  const registry = new InternalDispatchRegistry();
   const callers: CallerContext[] = [];
   const context = {
     authenticatedBySession: () => opts.bySession === true,
@@ -34,7 +29,7 @@ function setup(opts: { isPublic?: boolean; bySession?: boolean } = {}) {
   vi.spyOn(reflector, 'getAllAndOverride').mockImplementation((key) =>
     key === IS_PUBLIC ? opts.isPublic === true : undefined,
   );
-  const guard = new BearerAuthGuard(reflector, registry, context, config);
+  const guard = new BearerAuthGuard(reflector, context, config);
   const run = (
     request: { url: string; headers?: Record<string, string>; user?: Principal },
     user?: Principal,
@@ -52,7 +47,7 @@ function setup(opts: { isPublic?: boolean; bySession?: boolean } = {}) {
     } as unknown as ExecutionContext;
     return guard.canActivate(ctx);
   };
-  return { run, callers, registry };
+  return { run, callers };
 }
 
 afterEach(() => passport.mockReset());
@@ -64,27 +59,10 @@ describe('BearerAuthGuard', () => {
     expect(passport).not.toHaveBeenCalled();
   });
 
-  it('an in-process dispatch carries its caller; no token is looked up', async () => {
-    const s = setup();
-    const caller: CallerContext = {
-      principal: testPrincipal(),
-      channel: 'mcp',
-      clientName: 'c',
-      confirmationId: null,
-      requestId: 'outer',
-    };
-    const handle = s.registry.issue({ caller });
-    expect(
-      await s.run({ url: '/v1/accounts', headers: { [INTERNAL_DISPATCH_HEADER]: handle } }),
-    ).toBe(true);
-    expect(s.callers).toEqual([caller]);
-    expect(passport).not.toHaveBeenCalled();
-  });
-
-  it('a made-up dispatch header is an outside request: without a token it is UNAUTHENTICATED', async () => {
+  it('no header stands in for a token: without one the request is UNAUTHENTICATED', async () => {
     const s = setup();
     await expect(
-      s.run({ url: '/v1/accounts', headers: { [INTERNAL_DISPATCH_HEADER]: 'forged' } }),
+      s.run({ url: '/v1/accounts', headers: { 'x-internal-dispatch': 'forged' } }),
     ).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(s.callers).toEqual([]);
   });

@@ -4,20 +4,18 @@ import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
-import { InternalDispatchRegistry } from './internal-dispatch.registry.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC } from '@app/access-vocabulary';
 import { RequestContext } from './request-context.js';
 
 /**
- * Authenticates every non-public route: an in-process dispatch handle (MCP tool calls) or a bearer
- * token through passport. No token → 401 UNAUTHENTICATED; bad, expired or revoked → 401 INVALID_TOKEN.
+ * Authenticates every non-public route: the admin console's session (checked by its guard first)
+ * or a bearer token through passport. No token → 401 UNAUTHENTICATED; bad, expired or revoked → 401 INVALID_TOKEN.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
   constructor(
     private readonly reflector: Reflector,
-    private readonly dispatches: InternalDispatchRegistry,
     private readonly context: RequestContext,
     private readonly config: AppConfig,
   ) {
@@ -31,12 +29,6 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     const request = ctx.switchToHttp().getRequest<FastifyRequest & { user?: Principal }>();
     // The admin console's session guard ran first and authenticated this same-origin request.
     if (this.context.authenticatedBySession(request)) return true;
-    // An MCP tool call's in-process dispatch: its caller was authenticated on /mcp.
-    const dispatch = this.dispatches.dispatchOf(request.raw);
-    if (dispatch !== undefined) {
-      this.context.setCaller(dispatch.caller);
-      return true;
-    }
     await super.canActivate(ctx);
     const principal = request.user;
     // Unreachable: passport either set the principal or `handleRequest` threw.

@@ -5,7 +5,6 @@ import { BearerStrategy } from './bearer.strategy.js';
 import { IdentityRepository } from './identity.repository.js';
 import { MembershipsRepository } from './memberships.repository.js';
 import { PrincipalCache } from './principal-cache.js';
-import { InternalDispatchRegistry } from './internal-dispatch.registry.js';
 import { RequestContext } from './request-context.js';
 import { TokensRepository } from './tokens.repository.js';
 import { TokensService } from './tokens.service.js';
@@ -17,7 +16,6 @@ import { TokensService } from './tokens.service.js';
     BearerStrategy,
     BearerAuthGuard,
     IdentityRepository,
-    InternalDispatchRegistry,
     MembershipsRepository,
     PrincipalCache,
     RequestContext,
@@ -27,7 +25,6 @@ import { TokensService } from './tokens.service.js';
   exports: [
     BearerAuthGuard,
     IdentityRepository,
-    InternalDispatchRegistry,
     MembershipsRepository,
     PrincipalCache,
     RequestContext,

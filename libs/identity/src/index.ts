@@ -21,12 +21,6 @@ export {
   type NewToken,
   type OAuthAccessToken,
 } from './tokens.repository.js';
-export {
-  INTERNAL_DISPATCH_HEADER,
-  InternalDispatchRegistry,
-  type InProcessDispatch,
-} from './internal-dispatch.registry.js';
-export { registerInProcessDispatch } from './in-process-dispatch.hook.js';
 export { RequestContext } from './request-context.js';
 export { TokensService, type IssueTokenInput, type IssuedToken } from './tokens.service.js';
 export {

@@ -97,7 +97,15 @@ class WidgetsController {
   @Endpoint(GET_WIDGET)
   get(@Param() params: WidgetIdDto): unknown {
     const { channel, confirmationId } = this.context.caller;
-    return { id: params.id, channel, confirmationId, at: new Date(0), dropped: undefined };
+    const { requestId } = this.context;
+    return {
+      id: params.id,
+      channel,
+      confirmationId,
+      requestId,
+      at: new Date(0),
+      dropped: undefined,
+    };
   }
 
   @Endpoint(LIST_WIDGETS)
@@ -188,6 +196,7 @@ describe('RestDispatcher', () => {
         id: ID,
         channel: 'mcp',
         confirmationId: 'c-1',
+        requestId: 'req-1',
         at: '1970-01-01T00:00:00.000Z',
       });
       expect(res.text).toBe(JSON.stringify(res.body));

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { ClsService } from 'nestjs-cls';
+import { CLS_ID, ClsService } from 'nestjs-cls';
 import { AccessPolicy, routeRequirementOf, sameRequirement } from '@app/access';
 import type { AccessRequirement } from '@app/access-vocabulary';
 import { isDatabaseUnavailable } from '@app/database';
@@ -141,9 +141,10 @@ export class RestDispatcher implements OnModuleInit {
     const endpoint = this.endpoints.get(keyOf(contract));
     if (endpoint === undefined) this.assertDispatchable(contract);
     const bound = endpoint as BoundEndpoint;
-    // A context of its own (a copy of the MCP request's): the services see this caller, and the
-    // MCP request's own caller is left as it was.
+    // A context of its own (a copy of the MCP request's): the services see this caller and its
+    // request id (the audit trail's), and the MCP request's own caller is left as it was.
     return this.cls.run({ ifNested: 'inherit' }, async () => {
+      this.cls.set(CLS_ID, caller.requestId);
       this.context.setCaller(caller);
       try {
         // The route's guard, then its pipes, then the handler: the order HTTP runs them in.

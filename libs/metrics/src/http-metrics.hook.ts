@@ -34,17 +34,11 @@ export function httpRouteLabel(request: FastifyRequest): string | undefined {
  * for every REST response. Call it on the Fastify instance before the app starts listening
  * (`registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(MetricsService))`).
  */
-export function registerHttpMetrics(
-  fastify: FastifyInstance,
-  metrics: MetricsService,
-  /** Whether a request is a tool call's in-process dispatch (counted once, as that tool call). */
-  inProcess: (request: FastifyRequest) => boolean = () => false,
-): void {
+export function registerHttpMetrics(fastify: FastifyInstance, metrics: MetricsService): void {
   fastify.addHook(
     'onResponse',
     (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-      // A tool call's in-process dispatch is counted once, as the MCP tool call it is.
-      const route = inProcess(request) ? undefined : httpRouteLabel(request);
+      const route = httpRouteLabel(request);
       if (route !== undefined) {
         metrics.recordHttpRequest(route, reply.statusCode, reply.elapsedTime / 1000);
       }

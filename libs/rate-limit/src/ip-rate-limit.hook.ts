@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { InternalDispatchRegistry } from '@app/identity';
 import { rateLimited } from './rate-limit.guard.js';
 import type { RateLimitService } from './rate-limit.service.js';
 
@@ -13,14 +12,10 @@ const EXEMPT = /^\/(health\/|metrics(\?|$)|\.well-known\/)/;
  */
 export function ipRateLimitHook(
   limits: RateLimitService,
-  dispatches: InternalDispatchRegistry,
   onRejected: (path: string) => void = () => undefined,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return async (request, reply) => {
     if (EXEMPT.test(request.url)) return;
-    // A tool call's in-process dispatch was already counted on /mcp; any other request (whatever
-    // headers it sends) is charged.
-    if (dispatches.dispatchOf(request.raw) !== undefined) return;
     const decision = await limits.consumeIp(request.ip);
     if (decision.allowed) return;
     onRejected(request.url.split('?', 1)[0] ?? '');

@@ -6,12 +6,7 @@ import { DataSource } from 'typeorm';
 import { testPrincipal } from '@app/testing';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
-import {
-  INTERNAL_DISPATCH_HEADER,
-  InternalDispatchRegistry,
-  RequestContext,
-  type Principal,
-} from '@app/identity';
+import { RequestContext, type Principal } from '@app/identity';
 import { MetricsService } from '@app/metrics';
 import { TokenRateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitService } from './rate-limit.service.js';
@@ -43,34 +38,23 @@ function setup() {
     new MetricsService(),
   );
   limits.onModuleInit();
-  const dispatches = new InternalDispatchRegistry();
   const guard = new TokenRateLimitGuard(
     new Reflector(),
     limits,
     new FixedCaller(new ClsService(new AsyncLocalStorage())),
-    dispatches,
   );
   const run = (headers: Record<string, string>) => {
     const raw = { headers };
     return guard.canActivate(new ExecutionContextHost([{ raw, headers }, {}], Controller, handler));
   };
-  return { limits, dispatches, run };
+  return { limits, run };
 }
 
-describe('TokenRateLimitGuard and the in-process dispatch', () => {
-  it('does not charge a tool call’s in-process dispatch (the /mcp request was charged)', async () => {
-    const { limits, dispatches, run } = setup();
-    const handle = dispatches.issue({
-      caller: { principal, channel: 'mcp', clientName: null, confirmationId: null, requestId: 'r' },
-    });
-    await expect(run({ [INTERNAL_DISPATCH_HEADER]: handle })).resolves.toBe(true);
-    expect(limits.consumed).toBe(0);
-  });
-
-  it('charges an outside request even when it sends the dispatch header', async () => {
+describe('TokenRateLimitGuard', () => {
+  it('charges every request, whatever headers it sends', async () => {
     const { limits, run } = setup();
-    await expect(run({ [INTERNAL_DISPATCH_HEADER]: 'made-up' })).resolves.toBe(true);
-    await expect(run({ [INTERNAL_DISPATCH_HEADER]: 'made-up-2' })).rejects.toMatchObject({
+    await expect(run({ 'x-internal-dispatch': 'made-up' })).resolves.toBe(true);
+    await expect(run({ 'x-internal-dispatch': 'made-up-2' })).rejects.toMatchObject({
       code: 'RATE_LIMITED',
     });
     expect(limits.consumed).toBe(2);

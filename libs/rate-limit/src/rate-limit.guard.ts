@@ -1,9 +1,8 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
 import { DomainError } from '@app/errors';
 import { IS_PUBLIC } from '@app/access-vocabulary';
-import { InternalDispatchRegistry, RequestContext } from '@app/identity';
+import { RequestContext } from '@app/identity';
 import { RateLimitService } from './rate-limit.service.js';
 
 export function rateLimited(retryAfterSeconds: number): DomainError {
@@ -13,8 +12,8 @@ export function rateLimited(retryAfterSeconds: number): DomainError {
 }
 
 /**
- * The per-token budget, after authentication. In-process dispatches (an MCP tool call reaching
- * its REST endpoint) were already counted on /mcp and are not counted twice.
+ * The per-token budget, after authentication. An MCP tool call is charged once, on /mcp: its
+ * REST endpoint runs in-process without another request (ADR 0008).
  */
 @Injectable()
 export class TokenRateLimitGuard implements CanActivate {
@@ -22,14 +21,11 @@ export class TokenRateLimitGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly limits: RateLimitService,
     private readonly context: RequestContext,
-    private readonly dispatches: InternalDispatchRegistry,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [ctx.getHandler(), ctx.getClass()]))
       return true;
-    const request = ctx.switchToHttp().getRequest<FastifyRequest>();
-    if (this.dispatches.dispatchOf(request.raw) !== undefined) return true;
     const decision = await this.limits.consumeToken(this.context.principal.tokenId);
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
     return true;
