@@ -43,6 +43,10 @@ export class AppModule {
             generateId: true,
             // The adapter's genReqId (app.setup.ts) has set the string id on every raw request.
             idGenerator: (req: IncomingMessage & { id: string }) => req.id,
+            // No proxy providers and no plugins are used: skip resolving them on every request
+            // (the default awaits a dynamic import and walks the proxy registry per request).
+            resolveProxyProviders: false,
+            initializePlugins: false,
           },
         }),
         LoggerModule.forRoot({
