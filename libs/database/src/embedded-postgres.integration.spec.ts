@@ -35,8 +35,10 @@ describe('EmbeddedPostgres on a data directory', () => {
       const first = await EmbeddedPostgres.start({ dataDir: dir });
       const pool = new Pool({ connectionString: first.url, max: 1 });
       try {
-        const { rows } = await pool.query<{ shared_buffers: string }>('SHOW shared_buffers');
-        expect(rows[0]?.shared_buffers).toBe('32MB');
+        const shared = await pool.query<{ shared_buffers: string }>('SHOW shared_buffers');
+        expect(shared.rows[0]?.shared_buffers).toBe('8MB');
+        const max = await pool.query<{ max_connections: string }>('SHOW max_connections');
+        expect(max.rows[0]?.max_connections).toBe('8');
         await pool.query('CREATE TABLE kept (n int)');
         await pool.query('INSERT INTO kept VALUES (42)');
       } finally {

@@ -11,11 +11,16 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { NotificationScanner } from './notification-scanner.js';
 
 /**
- * Settings for a one-process engine whose whole database is small: its WebAssembly heap is sized
- * from `shared_buffers`, and Postgres' default (128 MB) is most of an embedded server's memory
- * while the demo database fits in a few MB. The OS page cache still holds the files.
+ * The whole `postgresql.conf` of the embedded engine (PGlite writes it on every start, so a
+ * changed setting reaches existing data directories). Postgres' shared memory lives in the
+ * WebAssembly heap, is written when the engine starts and is never given back, so every MB of it
+ * is resident for the life of the process (docs/adr/0003, "Memory"). `shared_buffers` (default
+ * 128 MB) is kept small: the database is ~9 MB after seeding and ~13 MB after a benchmark, and a
+ * page outside the buffers comes from the OS page cache. `max_connections` sizes the lock and
+ * process tables, though PGlite is one backend session whatever the socket server accepts.
+ * Shared memory: 44 MB with 32MB / 100, 12 MB with these (`pg_shmem_allocations`).
  */
-const SETTINGS = ['shared_buffers = 32MB'];
+const SETTINGS = ['shared_buffers = 8MB', 'max_connections = 8'];
 
 /**
  * Creates the cluster in `dataDir` in a short-lived Node process. initdb runs in a WebAssembly
