@@ -33,10 +33,15 @@ RUN --mount=type=cache,target=/root/.npm \
 
 # ---- runtime --------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
+# Memory, as `npm run start:prod` runs (docs/operations.md "Memory"): one malloc arena besides the
+# main one (glibc otherwise keeps one per thread, most of it free after start-up), and a V8 old
+# space cap, which also makes V8 grow the heap by ~1.35x its live size instead of up to 4x.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    MALLOC_ARENA_MAX=2 \
+    NODE_OPTIONS=--max-old-space-size=384
 WORKDIR /app
 # Application files stay owned by root (read-only to the app); only DATA_DIR is writable, and
 # only the embedded (no DATABASE_URL) mode uses it.

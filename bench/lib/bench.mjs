@@ -86,8 +86,10 @@ async function startBuiltServer({
   const MIGRATE = join(root, 'dist/apps/server/src/migrate.js');
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
   const port = await freePort();
+  const prod = startProdCommand(root);
   const env = {
     ...process.env,
+    ...prod.env,
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -109,7 +111,10 @@ async function startBuiltServer({
     env.SEED_DEMO = 'false';
     env.CONFIRMATION_KEYS ??= `bench-${'k'.repeat(40)}`;
     ({ engine, engineVersion, databaseUrl } = replicaOf);
-    const server = launch(label, process.execPath, [...serverNodeArgs, MAIN], { cwd: root, env });
+    const server = launch(label, process.execPath, [...prod.nodeArgs, ...serverNodeArgs, MAIN], {
+      cwd: root,
+      env,
+    });
     started.push(server);
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitForHttp(server, `${baseUrl}/health/ready`);
@@ -137,7 +142,10 @@ async function startBuiltServer({
   }
 
   const tokensFile = join(env.DATA_DIR, 'demo-tokens.json');
-  const server = launch(label, process.execPath, [...serverNodeArgs, MAIN], { cwd: root, env });
+  const server = launch(label, process.execPath, [...prod.nodeArgs, ...serverNodeArgs, MAIN], {
+    cwd: root,
+    env,
+  });
   started.push(server);
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttp(server, `${baseUrl}/health/ready`, { ready: () => existsSync(tokensFile) });
@@ -883,6 +891,7 @@ export async function runBench({
     CPUs: `${os.availableParallelism?.() ?? os.cpus().length} (nproc), ${os.cpus()[0]?.model ?? '?'}`,
     memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
     node: process.version,
+    'server command': `${startProdCommand(root).text} (npm run start:prod)`,
     database: engineVersion,
     packages: [
       'fastify',
@@ -915,6 +924,26 @@ export async function runBench({
     windows,
     serverPid: server.pid,
   };
+}
+
+/**
+ * How `npm run start:prod` starts the server in `root` (its package.json): the environment it
+ * sets (MALLOC_ARENA_MAX) and node's flags (the V8 heap cap), so the server is measured as users
+ * run it (the Dockerfile sets the same; test/ops/deploy.spec.ts checks they agree).
+ */
+export function startProdCommand(root) {
+  const script = readJson(join(root, 'package.json')).scripts?.['start:prod'] ?? '';
+  const words = script.split(/\s+/).filter((w) => w !== '');
+  const node = words.indexOf('node');
+  if (node < 0) return { env: {}, nodeArgs: [], text: 'node' };
+  const env = Object.fromEntries(
+    words.slice(0, node).flatMap((w) => {
+      const m = /^([A-Za-z_]\w*)=(.*)$/.exec(w);
+      return m === null ? [] : [[m[1], m[2]]];
+    }),
+  );
+  const nodeArgs = words.slice(node + 1).filter((w) => w.startsWith('-'));
+  return { env, nodeArgs, text: [...words.slice(0, node + 1), ...nodeArgs].join(' ') };
 }
 
 /** The installed version of a package (read from node_modules: not every package exports it). */

@@ -752,6 +752,17 @@ const SERVE_COMMAND = ['node', 'dist/apps/server/src/main.js'];
 /** `npm run admin` without npm: package.json's script, split. */
 const packageScripts: { scripts: Record<string, string> } = JSON.parse(read('package.json'));
 const ADMIN_COMMAND: string[] = packageScripts.scripts.admin.split(' ');
+
+/** An npm script "VAR=value … node --flag … entry": the environment, node's flags, the command. */
+function splitNodeCommand(script: string): { env: string[]; flags: string[]; args: string[] } {
+  const words = script.split(/\s+/).filter((w) => w !== '');
+  const node = words.indexOf('node');
+  return {
+    env: words.slice(0, node).filter((w) => /^\w+=/.test(w)),
+    flags: words.slice(node + 1).filter((w) => w.startsWith('-')),
+    args: words.slice(node).filter((w) => !w.startsWith('-')),
+  };
+}
 const ADMIN_JOB_FILE = 'admin-org-create-job.yaml';
 const OVERLAY_DIR = 'deploy/k8s/overlays/production';
 
@@ -1218,6 +1229,22 @@ describe('Dockerfile', () => {
       js.replace(/^dist\//, '').replace(/\.js$/, '.ts'),
     );
     expect(sources.filter((f) => !existsSync(join(ROOT, f)))).toEqual([]);
+  });
+
+  it('runs with the memory settings of `npm run start:prod` and `npm start` (docs/operations.md "Memory")', () => {
+    const prod = splitNodeCommand(packageScripts.scripts['start:prod'] ?? '');
+    expect(prod.args).toEqual(SERVE_COMMAND);
+    expect(prod.env).toContain('MALLOC_ARENA_MAX=2');
+    expect(prod.flags.some((f) => /^--max-old-space-size=\d+$/.test(f))).toBe(true);
+    expect(packageScripts.scripts.start).toBe(
+      `npm run build && ${packageScripts.scripts['start:prod']}`,
+    );
+    const env = runtime
+      .filter((l) => l.startsWith('ENV '))
+      .flatMap((l) => l.slice(4).trim().split(/\s+/));
+    expect(env).toEqual(
+      expect.arrayContaining([...prod.env, `NODE_OPTIONS=${prod.flags.join(' ')}`]),
+    );
   });
 
   it('.dockerignore keeps node_modules, dist and secrets out of the build context', () => {
