@@ -42,7 +42,7 @@ describe('REST /v1/audit-events', () => {
       { body: { email: 'agent-made@example.com', name: 'Agent Made', send_invitation: false } },
     );
     expect(viaMcp.status).toBe(201);
-    const created = viaMcp.body as Json;
+    const created: Json = viaMcp.body;
     const viaApi = await call(t, 'PATCH', `/v1/portal-users/${created.id}`, {
       json: { name: 'Human Edited' },
     });

@@ -34,7 +34,7 @@ export class AccessGuard implements CanActivate {
 export function routeRequirementOf(
   reflector: Reflector,
   handler: ReturnType<ExecutionContext['getHandler']>,
-  controller: ReturnType<ExecutionContext['getClass']>,
+  controller: ReturnType<ExecutionContext['getHandler']>,
 ): AccessRequirement | null {
   const targets = [handler, controller];
   if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return null;

@@ -163,6 +163,7 @@ describe('RestDispatcher', () => {
 
   beforeAll(async () => {
     moduleRef = await Test.createTestingModule({
+      // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment -- the module's own options shape
       imports: [DiscoveryModule, ClsModule.forRoot({ global: true })],
       controllers: [WidgetsController, GuardedController],
       providers: [

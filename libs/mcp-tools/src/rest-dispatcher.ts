@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleInit, type Type } from '@nestjs/common';
+import { Injectable, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
 import {
   EXCEPTION_FILTERS_METADATA,
   GUARDS_METADATA,
@@ -43,22 +43,26 @@ export interface RestInput {
   verified?: AccessRequirement;
 }
 
+/** A controller method or class as Nest's reflection sees it. */
+type Target = ReturnType<ExecutionContext['getHandler']>;
+
 /** One controller method bound to its contract, with how to build its arguments. */
 interface BoundEndpoint {
   contract: EndpointContract;
   instance: object;
-  handler: (...args: unknown[]) => unknown;
+  handler: Target;
   /** Per argument position: where its value comes from and the DTO that validates it. */
   args: ReadonlyArray<{ location: InputLocation; dto: DtoClass }>;
   /** What the access guard evaluates on this route (`null`: public). */
   requirement: AccessRequirement | null;
 }
 
-const LOCATIONS: Partial<Record<RouteParamtypes, InputLocation>> = {
-  [RouteParamtypes.PARAM]: 'path',
-  [RouteParamtypes.QUERY]: 'query',
-  [RouteParamtypes.BODY]: 'body',
-};
+/** Nest's route-argument kinds (`@Param()`, `@Query()`, `@Body()`) and where each value comes from. */
+const LOCATIONS: ReadonlyMap<number, InputLocation> = new Map([
+  [RouteParamtypes.PARAM, 'path'],
+  [RouteParamtypes.QUERY, 'query'],
+  [RouteParamtypes.BODY, 'body'],
+]);
 const CONTRACT_DTO: Record<InputLocation, 'params' | 'query' | 'body'> = {
   path: 'params',
   query: 'query',
@@ -96,11 +100,12 @@ export class RestDispatcher implements OnModuleInit {
   onModuleInit(): void {
     for (const wrapper of this.discovery.getControllers()) {
       const instance: unknown = wrapper.instance;
-      const controller = wrapper.metatype as Type | null;
-      if (controller === null || typeof instance !== 'object' || instance === null) continue;
-      const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+      const controller: unknown = wrapper.metatype;
+      if (typeof controller !== 'function' || typeof instance !== 'object' || instance === null)
+        continue;
+      const prototype: object = Object.getPrototypeOf(instance);
       for (const name of this.scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[name];
+        const handler: unknown = Reflect.get(prototype, name);
         if (typeof handler !== 'function') continue;
         const contract = this.reflector.get<EndpointContract | undefined>(
           ENDPOINT_CONTRACT,
@@ -108,17 +113,17 @@ export class RestDispatcher implements OnModuleInit {
         );
         if (contract === undefined) continue;
         const key = keyOf(contract);
-        const problem = bindingProblem(controller, name, handler, contract);
-        if (problem !== undefined) {
-          this.unbindable.set(key, `${controller.name}.${name}: ${problem}`);
+        const bound = bind(controller, name, handler, contract);
+        if (typeof bound === 'string') {
+          this.unbindable.set(key, `${controller.name}.${name}: ${bound}`);
           continue;
         }
         this.endpoints.set(key, {
           contract,
           instance,
-          handler: handler as (...args: unknown[]) => unknown,
-          args: argumentsOf(controller, name),
-          requirement: routeRequirementOf(this.reflector, handler as Type, controller),
+          handler,
+          args: bound,
+          requirement: routeRequirementOf(this.reflector, handler, controller),
         });
       }
     }
@@ -138,12 +143,14 @@ export class RestDispatcher implements OnModuleInit {
     contract: EndpointContract,
     input: RestInput = {},
   ): Promise<RestResponse> {
-    const endpoint = this.endpoints.get(keyOf(contract));
-    if (endpoint === undefined) this.assertDispatchable(contract);
-    const bound = endpoint as BoundEndpoint;
-    // A context of its own (a copy of the MCP request's): the services see this caller and its
-    // request id (the audit trail's), and the MCP request's own caller is left as it was.
-    return this.cls.run({ ifNested: 'inherit' }, async () => {
+    const bound = this.endpoints.get(keyOf(contract));
+    if (bound === undefined) {
+      this.assertDispatchable(contract);
+      throw new Error(`RestDispatcher: cannot dispatch to ${keyOf(contract)}`);
+    }
+    // A context of its own (by default a copy of the MCP request's): the services see this caller
+    // and its request id (the audit trail's), and the MCP request's own caller is left as it was.
+    return this.cls.run(async () => {
       this.cls.set(CLS_ID, caller.requestId);
       this.context.setCaller(caller);
       try {
@@ -157,7 +164,7 @@ export class RestDispatcher implements OnModuleInit {
         const args = bound.args.map(({ location, dto }) =>
           validateInput(dto, valueAt(location, input), location),
         );
-        const value = await bound.handler.apply(bound.instance, args);
+        const value: unknown = await Reflect.apply(bound.handler, bound.instance, args);
         if (value === undefined || value === null)
           return { status: bound.contract.status, body: undefined };
         const text = JSON.stringify(value);
@@ -177,14 +184,9 @@ function keyOf(contract: EndpointContract): string {
 }
 
 function valueAt(location: InputLocation, input: RestInput): unknown {
-  switch (location) {
-    case 'path':
-      return input.params ?? {};
-    case 'query':
-      return toQueryValues(input.query);
-    case 'body':
-      return input.body;
-  }
+  if (location === 'path') return input.params ?? {};
+  if (location === 'query') return toQueryValues(input.query);
+  return input.body;
 }
 
 /**
@@ -213,73 +215,82 @@ function toQueryValues(query: Record<string, unknown> | undefined): Record<strin
 
 interface RouteArgument {
   index: number;
-  data?: unknown;
-  pipes?: unknown[];
+  /** `@Param()`, `@Query()` or `@Body()`; undefined for any other kind of argument. */
+  location: InputLocation | undefined;
+  /** A named value (`@Param('id')`) or argument-level pipes: not a whole DTO. */
+  partial: boolean;
 }
 
-function routeArguments(controller: Type, name: string): Array<[RouteParamtypes, RouteArgument]> {
-  const metadata =
-    (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) as
-      Record<string, RouteArgument> | undefined) ?? {};
-  return Object.entries(metadata).map(([key, arg]) => [
-    Number(key.split(':')[0]) as RouteParamtypes,
-    arg,
-  ]);
+/** Nest's record of a method's decorated arguments (`ROUTE_ARGS_METADATA`, keys `kind:index`). */
+function routeArguments(controller: Target, name: string): RouteArgument[] {
+  const recorded: unknown = Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name);
+  if (typeof recorded !== 'object' || recorded === null) return [];
+  return Object.entries(recorded).map(([key, arg]: [string, unknown]) => {
+    const index = isRecord(arg) && typeof arg.index === 'number' ? arg.index : -1;
+    const pipes = isRecord(arg) && Array.isArray(arg.pipes) ? arg.pipes.length : 0;
+    return {
+      index,
+      location: LOCATIONS.get(Number(key.split(':')[0])),
+      partial: !isRecord(arg) || arg.data !== undefined || pipes > 0,
+    };
+  });
 }
 
-function argumentsOf(
-  controller: Type,
+/** The declared parameter types of a method (TypeScript's `design:paramtypes`). */
+function parameterTypes(controller: Target, name: string): unknown[] {
+  const types: unknown = Reflect.getMetadata('design:paramtypes', controller.prototype, name);
+  return Array.isArray(types) ? types : [];
+}
+
+/** Metadata lists (guards, pipes, …) declared on the controller and on the method. */
+function declared(key: string, controller: Target, handler: Target): unknown[] {
+  return [controller, handler].flatMap((target) => {
+    const list: unknown = Reflect.getMetadata(key, target);
+    return Array.isArray(list) ? list : [];
+  });
+}
+
+/**
+ * How to build a controller method's arguments, or why it cannot be run in-process the way its
+ * HTTP route runs.
+ */
+function bind(
+  controller: Target,
   name: string,
-): Array<{ location: InputLocation; dto: DtoClass }> {
-  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, name) ??
-    []) as DtoClass[];
-  const args: Array<{ location: InputLocation; dto: DtoClass }> = [];
-  for (const [type, arg] of routeArguments(controller, name)) {
-    args[arg.index] = { location: LOCATIONS[type] as InputLocation, dto: types[arg.index] };
-  }
-  return args;
-}
-
-/** Why a controller method cannot be run in-process the way its HTTP route runs, or undefined. */
-function bindingProblem(
-  controller: Type,
-  name: string,
-  handler: object,
+  handler: Target,
   contract: EndpointContract,
-): string | undefined {
+): Array<{ location: InputLocation; dto: DtoClass }> | string {
   for (const [key, what] of [
     [GUARDS_METADATA, 'route guards'],
     [INTERCEPTORS_METADATA, 'interceptors'],
     [EXCEPTION_FILTERS_METADATA, 'exception filters'],
   ] as const) {
-    const own = [
-      ...((Reflect.getMetadata(key, controller) as unknown[] | undefined) ?? []),
-      ...((Reflect.getMetadata(key, handler) as unknown[] | undefined) ?? []),
-    ];
-    if (own.length > 0) return `it declares ${what}, which an in-process dispatch would not run`;
+    if (declared(key, controller, handler).length > 0)
+      return `it declares ${what}, which an in-process dispatch would not run`;
   }
-  const pipes = [
-    ...((Reflect.getMetadata(PIPES_METADATA, controller) as unknown[] | undefined) ?? []),
-    ...((Reflect.getMetadata(PIPES_METADATA, handler) as unknown[] | undefined) ?? []),
-  ];
-  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, name) ??
-    []) as unknown[];
+  const types = parameterTypes(controller, name);
+  const pipes = declared(PIPES_METADATA, controller, handler);
   if (pipes.some((p) => p !== ApiValidationPipe) || (types.length > 0 && pipes.length === 0))
     return 'its only pipe must be ApiValidationPipe (@UsePipes(ApiValidationPipe) on the controller)';
-  const seen = new Set<number>();
-  for (const [type, arg] of routeArguments(controller, name)) {
-    const location = LOCATIONS[type];
-    if (location === undefined || arg.data !== undefined || (arg.pipes ?? []).length > 0)
+  const args: Array<{ location: InputLocation; dto: DtoClass }> = [];
+  for (const arg of routeArguments(controller, name)) {
+    const dto: unknown = types[arg.index];
+    if (arg.location === undefined || arg.partial || !isDtoClass(dto))
       return `argument ${arg.index} is not a whole @Param(), @Query() or @Body() DTO`;
-    const declared = contract[CONTRACT_DTO[location]];
-    if (types[arg.index] !== declared)
-      return `argument ${arg.index} is validated as ${nameOf(types[arg.index])} but the contract declares ${nameOf(declared)} for ${location}`;
-    seen.add(arg.index);
+    const expected = contract[CONTRACT_DTO[arg.location]];
+    if (dto !== expected)
+      return `argument ${arg.index} is validated as ${dto.name} but the contract declares ${expected?.name ?? 'none'} for ${arg.location}`;
+    args[arg.index] = { location: arg.location, dto };
   }
-  if (seen.size !== types.length) return 'every argument must be a @Param(), @Query() or @Body()';
-  return undefined;
+  if (args.filter(Boolean).length !== types.length)
+    return 'every argument must be a @Param(), @Query() or @Body()';
+  return args;
 }
 
-function nameOf(type: unknown): string {
-  return typeof type === 'function' ? type.name : String(type);
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function isDtoClass(value: unknown): value is DtoClass {
+  return typeof value === 'function';
 }

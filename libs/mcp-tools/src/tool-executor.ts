@@ -62,7 +62,8 @@ export class ToolExecutor implements OnApplicationBootstrap {
   /** A tool whose endpoint (or confirmation lookup) cannot be dispatched to fails the start-up. */
   onApplicationBootstrap(): void {
     for (const name of this.catalog.names()) {
-      const { def } = this.catalog.get(name) as CompiledTool;
+      const def = this.catalog.get(name)?.def;
+      if (def === undefined) continue;
       this.dispatcher.assertDispatchable(def.endpoint);
       if (def.confirmation !== undefined)
         this.dispatcher.assertDispatchable(def.confirmation.lookup);
