@@ -131,8 +131,13 @@ export class RestDispatcher implements OnModuleInit {
 
   /** Throws, naming why, unless `contract` is an endpoint this process serves and can dispatch to. */
   assertDispatchable(contract: EndpointContract): void {
+    this.boundTo(contract);
+  }
+
+  private boundTo(contract: EndpointContract): BoundEndpoint {
     const key = keyOf(contract);
-    if (this.endpoints.has(key)) return;
+    const bound = this.endpoints.get(key);
+    if (bound !== undefined) return bound;
     throw new Error(
       `RestDispatcher: cannot dispatch to ${key}: ${this.unbindable.get(key) ?? 'no controller method declares it with @Endpoint'}`,
     );
@@ -143,11 +148,7 @@ export class RestDispatcher implements OnModuleInit {
     contract: EndpointContract,
     input: RestInput = {},
   ): Promise<RestResponse> {
-    const bound = this.endpoints.get(keyOf(contract));
-    if (bound === undefined) {
-      this.assertDispatchable(contract);
-      throw new Error(`RestDispatcher: cannot dispatch to ${keyOf(contract)}`);
-    }
+    const bound = this.boundTo(contract);
     // A context of its own (by default a copy of the MCP request's): the services see this caller
     // and its request id (the audit trail's), and the MCP request's own caller is left as it was.
     return this.cls.run(async () => {
