@@ -4,8 +4,11 @@ import { Ajv, type Options } from 'ajv';
 // ajv-formats is CommonJS: its `module.exports` is the plugin, also exported as `default`.
 import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { TOOL_CALL_STATUS_SET } from '@app/metrics';
+import { AUTH_ERROR_CODES } from '@app/rest-contract';
 import { compileTools, ToolCatalog } from './tool-catalog.js';
 import { errorResult } from './tool-results.js';
+import { TOOLS } from './tools.js';
 
 /** The property names of a schema's `properties` (none unless it is an object). */
 function keysOf(value: unknown): string[] {
@@ -291,6 +294,33 @@ describe('the catalogue, for the model', () => {
         }),
       );
       expect(modelFacing, version).toBeLessThan(14 * 1024);
+    }
+  });
+
+  it('counts every status a catalogue tool can end with as itself in mcp_tool_calls_total, never as unknown', () => {
+    const statusSet: ReadonlySet<string> = TOOL_CALL_STATUS_SET;
+    for (const tool of TOOLS) {
+      const statuses = [
+        'ok',
+        ...tool.endpoint.errors,
+        // The access checks (authentication itself is the transport's, before any tool runs).
+        ...AUTH_ERROR_CODES.filter(
+          (code) => code !== 'UNAUTHENTICATED' && code !== 'INVALID_TOKEN',
+        ),
+        // Every endpoint answers it while its database cannot be reached in time.
+        'SERVICE_UNAVAILABLE',
+        ...(tool.confirmation === undefined
+          ? []
+          : [
+              'input_required',
+              'confirmation_required',
+              'confirmation_replayed',
+              'confirmation_unavailable',
+              'USER_DECLINED',
+            ]),
+      ];
+      const uncounted = statuses.filter((status) => !statusSet.has(status));
+      expect(uncounted, tool.name).toEqual([]);
     }
   });
 });

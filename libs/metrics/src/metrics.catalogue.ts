@@ -89,6 +89,8 @@ export const TOOL_CALL_STATUSES = [
   'BAD_REQUEST',
   'FORBIDDEN',
   'EXTERNAL_SERVICE_ERROR',
+  // The database could not serve the call in time: an outage, not a bug of ours.
+  'SERVICE_UNAVAILABLE',
   'USER_DECLINED',
   'confirmation_required',
   'confirmation_replayed',
