@@ -5,7 +5,15 @@
  * metric (and label) used in PromQL must exist in the metric catalogue, so a typo in a dashboard or
  * an alert rule fails here.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
 import { ENV_KEYS } from '@app/config';
@@ -17,6 +25,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import {
   containersOf,
   isBuiltInKind,
+  kustomizeUnavailable,
   manifestsIn,
   renderKustomization,
   schemaProblems,
@@ -422,13 +431,13 @@ const loadJson = <T>(validate: ValidateFunction<T>, path: string): T =>
   load(validate, JSON.parse(read(path)), path);
 
 function k8sFiles(): string[] {
-  return readdirSync(join(ROOT, 'deploy/k8s'))
+  return readdirSync(join(ROOT, BASE_DIR))
     .filter((f) => /\.ya?ml$/.test(f))
     .sort();
 }
 
 function k8sDocuments(file: string): unknown[] {
-  return parseAllDocuments(read(`deploy/k8s/${file}`)).map((d): unknown => d.toJS());
+  return parseAllDocuments(read(`${BASE_DIR}/${file}`)).map((d): unknown => d.toJS());
 }
 
 /** The first object of `file` whose kind matches, validated. */
@@ -438,8 +447,8 @@ function k8sObject<T extends K8sObject>(
   file: string,
 ): T {
   const doc = k8sDocuments(file).find((d) => load(validateK8sObject, d, file).kind === kind);
-  if (doc === undefined) throw new Error(`no ${kind} in deploy/k8s/${file}`);
-  return load(validate, doc, `deploy/k8s/${file} (${kind})`);
+  if (doc === undefined) throw new Error(`no ${kind} in ${BASE_DIR}/${file}`);
+  return load(validate, doc, `${BASE_DIR}/${file} (${kind})`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -764,7 +773,10 @@ function splitNodeCommand(script: string): { env: string[]; flags: string[]; arg
   };
 }
 const ADMIN_JOB_FILE = 'admin-org-create-job.yaml';
-const OVERLAY_DIR = 'deploy/k8s/overlays/production';
+/** The kustomize base, beside its overlays (kustomize refuses an overlay inside its base). */
+const BASE_DIR = 'deploy/k8s/base';
+const OVERLAYS_DIR = 'deploy/k8s/overlays';
+const OVERLAY_DIR = `${OVERLAYS_DIR}/production`;
 
 const alertRules = loadYaml(validateAlerts, 'deploy/prometheus/alerts.yml').groups.flatMap(
   (g) => g.rules,
@@ -962,7 +974,8 @@ describe('Prometheus alert rules', () => {
     const files = [
       'docker-compose.yml',
       'Dockerfile',
-      ...k8sFiles().map((f) => `deploy/k8s/${f}`),
+      ...k8sFiles().map((f) => `${BASE_DIR}/${f}`),
+      ...readdirSync(join(ROOT, OVERLAY_DIR)).map((f) => `${OVERLAY_DIR}/${f}`),
       'deploy/prometheus/alerts.yml',
       'deploy/prometheus/prometheus.yml',
     ];
@@ -1259,7 +1272,7 @@ describe('Dockerfile', () => {
 });
 
 describe('Kubernetes manifests', () => {
-  const kustomization = loadYaml(validateKustomization, 'deploy/k8s/kustomization.yaml');
+  const kustomization = loadYaml(validateKustomization, `${BASE_DIR}/kustomization.yaml`);
   const deployment = k8sObject(validateDeployment, 'Deployment', 'deployment.yaml');
   const pod = deployment.spec.template;
   const container = pod.spec.containers[0];
@@ -1395,7 +1408,8 @@ describe('Kubernetes manifests', () => {
     const pool = Number(configMap.data.DB_POOL_SIZE ?? '10');
     const surge = 1;
     const migrationJob = pool;
-    expect((hpa.spec.maxReplicas + surge) * pool + migrationJob).toBeLessThan(100);
+    // Each replica: its pool plus the token cache's LISTEN connection.
+    expect((hpa.spec.maxReplicas + surge) * (pool + 1) + migrationJob).toBeLessThan(100);
   });
 });
 
@@ -1472,19 +1486,20 @@ function mutated(deployment: Json, change: (copy: Json) => void): Manifest[] {
   return [{ source: 'mutated', object: copy }];
 }
 
-describe('Kubernetes API schemas (kubernetes-models, offline)', () => {
-  const base = renderKustomization(join(ROOT, 'deploy/k8s'));
-  const production = renderKustomization(join(ROOT, OVERLAY_DIR));
+/** The Deployment as its file has it (before kustomize). */
+const deploymentFile = (): Json =>
+  one(manifestsIn(join(ROOT, BASE_DIR, 'deployment.yaml')), 'Deployment');
 
+describe('Kubernetes API schemas (kubernetes-models, offline)', () => {
   it('the checkers catch a wrong type, a missing field and a field the API does not have', () => {
-    const mistyped = mutated(one(base, 'Deployment'), (d) => {
+    const mistyped = mutated(deploymentFile(), (d) => {
       at(d).spec.template.spec.containers[0].ports[0].containerPort = 'http';
       delete at(d).spec.selector;
     });
     expect(schemaProblems(mistyped).join('\n')).toMatch(/containerPort must be integer/);
     expect(schemaProblems(mistyped).join('\n')).toMatch(/selector/);
     // An unknown field is valid to the API's JSON schemas; the TypeScript check refuses it.
-    const misspelt = mutated(one(base, 'Deployment'), (d) => {
+    const misspelt = mutated(deploymentFile(), (d) => {
       const container = at(d).spec.template.spec.containers[0];
       container.readinesProbe = container.readinessProbe;
     });
@@ -1499,16 +1514,33 @@ describe('Kubernetes API schemas (kubernetes-models, offline)', () => {
     expect(schemaProblems(all)).toEqual([]);
     expect(unknownFieldProblems(all)).toEqual([]);
   });
+});
 
-  it('the rendered base and the rendered production overlay validate, with no unknown field', () => {
-    for (const rendered of [base, production]) {
-      expect(schemaProblems(rendered)).toEqual([]);
-      expect(unknownFieldProblems(rendered)).toEqual([]);
-    }
-    expect(production.map((m) => `${kindOf(m)}/${nameOf(m)}`).sort()).toEqual(
-      [...base.map((m) => `${kindOf(m)}/${nameOf(m)}`), 'ExternalSecret/mcp-server-secrets'].sort(),
-    );
-    for (const m of production) {
+/** Every kustomization directory: the base and each overlay (`deploy/k8s/overlays/<name>`). */
+const KUSTOMIZATIONS: readonly string[] = [
+  BASE_DIR,
+  ...readdirSync(join(ROOT, OVERLAYS_DIR), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `${OVERLAYS_DIR}/${e.name}`),
+];
+const renders = new Map<string, Manifest[]>();
+/** The render of a directory of this repository (rendered once: kubectl takes a second or two). */
+function render(dir: string): Manifest[] {
+  const done = renders.get(dir) ?? renderKustomization(join(ROOT, dir));
+  renders.set(dir, done);
+  return done;
+}
+
+if (kustomizeUnavailable !== undefined)
+  console.warn(`test/ops/deploy.spec.ts: SKIPPED the kustomize renders — ${kustomizeUnavailable}`);
+
+describe.skipIf(kustomizeUnavailable !== undefined)('kubectl kustomize (the real one)', () => {
+  it.each(KUSTOMIZATIONS)('%s renders, and every object validates with no unknown field', (dir) => {
+    const rendered = render(dir);
+    expect(rendered.length).toBeGreaterThanOrEqual(7);
+    expect(schemaProblems(rendered)).toEqual([]);
+    expect(unknownFieldProblems(rendered)).toEqual([]);
+    for (const m of rendered) {
       expect(at(m.object).metadata.labels?.['app.kubernetes.io/part-of'], nameOf(m)).toBe(
         'platform-mcp',
       );
@@ -1518,104 +1550,123 @@ describe('Kubernetes API schemas (kubernetes-models, offline)', () => {
     }
   });
 
-  it('the renderer merges by kind and name, and refuses what it cannot render faithfully', () => {
-    const overlay = one(renderKustomization(join(ROOT, OVERLAY_DIR)), 'Deployment');
+  it('the production overlay is the base plus its ExternalSecret, its patches merged by name', () => {
+    const base = render(BASE_DIR);
+    const production = render(OVERLAY_DIR);
+    expect(production.map((m) => `${kindOf(m)}/${nameOf(m)}`).sort()).toEqual(
+      [...base.map((m) => `${kindOf(m)}/${nameOf(m)}`), 'ExternalSecret/mcp-server-secrets'].sort(),
+    );
+    const overlay = one(production, 'Deployment');
     const baseDeployment = one(base, 'Deployment');
     // The patch replaced resources of the one container and left everything else alone.
     const { resources: _patched, ...rest } = at(overlay).spec.template.spec.containers[0];
     const { resources: _base, ...baseRest } = at(baseDeployment).spec.template.spec.containers[0];
     expect({ ...rest, image: '' }).toEqual({ ...baseRest, image: '' });
     expect(at(overlay).spec.template.spec.containers).toHaveLength(1);
-    expect(() => renderKustomization(join(ROOT, 'deploy'))).toThrow(/no kustomization\.yaml/);
+  });
 
+  it('refuses what kustomize refuses: an overlay inside its own base, a patch that matches nothing', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kustomize-'));
     try {
-      const writeOverlay = (kustomization: string, files: Record<string, string> = {}): void => {
-        writeFileSync(join(dir, 'kustomization.yaml'), kustomization);
-        for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+      const write = (path: string, text: string): void => {
+        mkdirSync(join(dir, path, '..'), { recursive: true });
+        writeFileSync(join(dir, path), text);
       };
-      const baseRef = `resources:\n  - ${join(ROOT, 'deploy/k8s')}\n`;
-      writeOverlay(`${baseRef}replicas:\n  - name: mcp-server\n    count: 9\n`);
-      expect(() => renderKustomization(dir)).toThrow(/replicas not implemented/);
-      writeOverlay(`${baseRef}patches:\n  - path: p.yaml\n`, {
-        'p.yaml':
-          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mcp-servr\nspec:\n  replicas: 9\n',
-      });
-      expect(() => renderKustomization(dir)).toThrow(/Deployment\/mcp-servr matches 0 objects/);
-      writeOverlay(`${baseRef}patches:\n  - path: p.yaml\n`, {
-        'p.yaml':
-          'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mcp-server\nspec:\n  $patch: replace\n',
-      });
-      expect(() => renderKustomization(dir)).toThrow(/directives are not implemented/);
+      // The layout this repository had until the base moved to deploy/k8s/base.
+      write('k8s/kustomization.yaml', 'resources:\n  - cm.yaml\n');
+      write('k8s/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n');
+      write('k8s/overlays/p/kustomization.yaml', 'resources:\n  - ../..\n');
+      expect(() => renderKustomization(join(dir, 'k8s/overlays/p'))).toThrow(/cycle detected/);
+      // Beside its base, an overlay renders; a patch that matches no object fails the render.
+      write('base/kustomization.yaml', 'resources:\n  - cm.yaml\n');
+      write('base/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n');
+      write('o/kustomization.yaml', 'resources:\n  - ../base\n');
+      expect(renderKustomization(join(dir, 'o')).map(nameOf)).toEqual(['c']);
+      write('o/kustomization.yaml', 'resources:\n  - ../base\npatches:\n  - path: p.yaml\n');
+      write(
+        'o/p.yaml',
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: mcp-servr\nspec:\n  replicas: 9\n',
+      );
+      expect(() => renderKustomization(join(dir, 'o'))).toThrow(/mcp-servr/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
-describe('production overlay (deploy/k8s/overlays/production)', () => {
-  const production = renderKustomization(join(ROOT, OVERLAY_DIR));
-  const deployment = at(one(production, 'Deployment', 'mcp-server'));
-  const container = deployment.spec.template.spec.containers[0];
-  const hpa = at(one(production, 'HorizontalPodAutoscaler', 'mcp-server'));
-  const pdb = at(one(production, 'PodDisruptionBudget', 'mcp-server'));
-  const configMap = at(one(production, 'ConfigMap', 'mcp-server-config'));
-  const externalSecret = at(one(production, 'ExternalSecret'));
-  const secretName: string = container.envFrom.find((e: Json) => e.secretRef !== undefined)
-    .secretRef.name;
-
-  it('takes its secrets from the secret store (External Secrets Operator), never from a file', () => {
-    expect(production.filter((m) => kindOf(m) === 'Secret')).toEqual([]);
-    expect(externalSecret.apiVersion).toBe('external-secrets.io/v1');
-    expect(externalSecret.spec.target.name).toBe(secretName);
-    expect(['SecretStore', 'ClusterSecretStore']).toContain(
-      externalSecret.spec.secretStoreRef.kind,
-    );
-    const keys: string[] = externalSecret.spec.data.map((d: Json) => d.secretKey);
-    expect(missingFrom(SERVER_ENV_KEYS, keys)).toEqual([]);
-    expect(keys).toEqual(
-      expect.arrayContaining(['DATABASE_URL', 'CONFIRMATION_KEYS', 'REDIS_URL']),
-    );
-    for (const d of externalSecret.spec.data) expect(d.remoteRef.key, d.secretKey).toMatch(/\S/);
-    // One place per key: nothing the Secret holds is also in the ConfigMap.
-    expect(Object.keys(configMap.data).filter((k) => keys.includes(k))).toEqual([]);
-  });
-
-  it('runs more replicas with more resources, the HPA and the PDB in step', () => {
-    expect(deployment.spec.replicas).toBe(hpa.spec.minReplicas);
-    expect(deployment.spec.replicas).toBeGreaterThan(3);
-    expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
-    expect(pdb.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
-    expect(container.resources.requests.cpu).toBe('500m');
-    expect(container.resources.limits.memory).toBe('768Mi');
-    const pool = Number(configMap.data.DB_POOL_SIZE);
-    expect((hpa.spec.maxReplicas + 1) * pool + pool).toBeLessThan(100);
-  });
-
-  it('keeps the base hardening, probes and command, and pins the image', () => {
-    expect(container.securityContext).toMatchObject({
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      capabilities: { drop: ['ALL'] },
+describe.skipIf(kustomizeUnavailable !== undefined)(
+  'production overlay (deploy/k8s/overlays/production)',
+  () => {
+    let production: Manifest[] = [];
+    // oxlint-disable-next-line typescript/no-explicit-any -- manifests are read field by field
+    let deployment: any, container: any, hpa: any, pdb: any, configMap: any, externalSecret: any;
+    let secretName = '';
+    beforeAll(() => {
+      production = render(OVERLAY_DIR);
+      deployment = at(one(production, 'Deployment', 'mcp-server'));
+      container = deployment.spec.template.spec.containers[0];
+      hpa = at(one(production, 'HorizontalPodAutoscaler', 'mcp-server'));
+      pdb = at(one(production, 'PodDisruptionBudget', 'mcp-server'));
+      configMap = at(one(production, 'ConfigMap', 'mcp-server-config'));
+      externalSecret = at(one(production, 'ExternalSecret'));
+      secretName = container.envFrom.find((e: Json) => e.secretRef !== undefined).secretRef.name;
     });
-    expect(deployment.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
-    expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
-    for (const c of production.flatMap((m) => containersOf(m.object)))
-      expect(String(c.image)).toMatch(
-        /^registry\.example\.com\/platform\/platform-mcp:\d+\.\d+\.\d+$/,
+
+    it('takes its secrets from the secret store (External Secrets Operator), never from a file', () => {
+      expect(production.filter((m) => kindOf(m) === 'Secret')).toEqual([]);
+      expect(externalSecret.apiVersion).toBe('external-secrets.io/v1');
+      expect(externalSecret.spec.target.name).toBe(secretName);
+      expect(['SecretStore', 'ClusterSecretStore']).toContain(
+        externalSecret.spec.secretStoreRef.kind,
       );
-  });
-});
+      const keys: string[] = externalSecret.spec.data.map((d: Json) => d.secretKey);
+      expect(missingFrom(SERVER_ENV_KEYS, keys)).toEqual([]);
+      expect(keys).toEqual(
+        expect.arrayContaining(['DATABASE_URL', 'CONFIRMATION_KEYS', 'REDIS_URL']),
+      );
+      for (const d of externalSecret.spec.data) expect(d.remoteRef.key, d.secretKey).toMatch(/\S/);
+      // One place per key: nothing the Secret holds is also in the ConfigMap.
+      expect(Object.keys(configMap.data).filter((k) => keys.includes(k))).toEqual([]);
+    });
+
+    it('runs more replicas with more resources, the HPA and the PDB in step', () => {
+      expect(deployment.spec.replicas).toBe(hpa.spec.minReplicas);
+      expect(deployment.spec.replicas).toBeGreaterThan(3);
+      expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+      expect(pdb.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
+      expect(container.resources.requests.cpu).toBe('500m');
+      expect(container.resources.limits.memory).toBe('768Mi');
+      // Each replica: its pool plus the token cache's LISTEN connection; the migration Job: its pool.
+      const pool = Number(configMap.data.DB_POOL_SIZE);
+      expect((hpa.spec.maxReplicas + 1) * (pool + 1) + pool).toBeLessThan(100);
+    });
+
+    it('keeps the base hardening, probes and command, and pins the image', () => {
+      expect(container.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
+      expect(deployment.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+      expect(container.readinessProbe.httpGet.path).toBe('/health/ready');
+      for (const c of production.flatMap((m) => containersOf(m.object)))
+        expect(String(c.image)).toMatch(
+          /^registry\.example\.com\/platform\/platform-mcp:\d+\.\d+\.\d+$/,
+        );
+    });
+  },
+);
 
 describe('the admin command as a Kubernetes Job and a compose service', () => {
-  const [jobManifest] = manifestsIn(join(ROOT, 'deploy/k8s', ADMIN_JOB_FILE));
+  const [jobManifest] = manifestsIn(join(ROOT, BASE_DIR, ADMIN_JOB_FILE));
   const job = at(jobManifest.object);
   const pod = job.spec.template.spec;
   const container = pod.containers[0];
-  const baseDeployment = at(one(renderKustomization(join(ROOT, 'deploy/k8s')), 'Deployment'));
-  const serverContainer = baseDeployment.spec.template.spec.containers[0];
+  const serverContainer = at(
+    one(manifestsIn(join(ROOT, BASE_DIR, 'deployment.yaml')), 'Deployment'),
+  ).spec.template.spec.containers[0];
 
-  it('runs org:create once, as `npm run admin` does, on the image the base deploys', () => {
+  it('runs org:create once, as `npm run admin` does', () => {
     expect(container.command).toEqual(ADMIN_COMMAND);
     expect(container.args[0]).toBe('org:create');
     expect(container.args).toEqual(expect.arrayContaining(['--name', '--owner-email']));
@@ -1623,7 +1674,11 @@ describe('the admin command as a Kubernetes Job and a compose service', () => {
     expect(job.spec.backoffLimit).toBe(0);
     expect(pod.restartPolicy).toBe('Never');
     expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0);
-    expect(container.image).toBe(serverContainer.image);
+  });
+
+  it.skipIf(kustomizeUnavailable !== undefined)('runs the image the base deploys', () => {
+    const rendered = at(one(render(BASE_DIR), 'Deployment')).spec.template.spec.containers[0];
+    expect(container.image).toBe(rendered.image);
   });
 
   it("is non-root with a read-only root filesystem, and reads the server's config and Secret", () => {

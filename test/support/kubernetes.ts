@@ -1,12 +1,13 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { parse, parseAllDocuments } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 
 /**
- * Kubernetes manifests checked offline against the Kubernetes API, and kustomize overlays rendered
- * without kubectl, for test/ops/deploy.spec.ts.
+ * Kubernetes manifests checked offline against the Kubernetes API, and kustomizations rendered by
+ * the real `kubectl kustomize`, for test/ops/deploy.spec.ts.
  *
  * Two checks per object, both from `kubernetes-models` (generated from the Kubernetes OpenAPI
  * document):
@@ -115,10 +116,9 @@ export function unknownFieldProblems(manifests: readonly Manifest[]): string[] {
     });
 }
 
-/** Every document of a YAML file, as manifests. */
-export function manifestsIn(file: string): Manifest[] {
-  const source = relative(ROOT, file);
-  return parseAllDocuments(readFileSync(file, 'utf8'))
+/** Every document of a YAML text, as manifests from `source`. */
+function manifestsOf(text: string, source: string): Manifest[] {
+  return parseAllDocuments(text)
     .map((d): unknown => d.toJS())
     .filter((o) => o !== null && o !== undefined)
     .map((object) => {
@@ -127,177 +127,54 @@ export function manifestsIn(file: string): Manifest[] {
     });
 }
 
-// ----------------------------------------------------------------------------- kustomize, minimal
-
-/** The kustomization fields this renderer implements; any other field fails the render. */
-const SUPPORTED = new Set([
-  'apiVersion',
-  'kind',
-  'namespace',
-  'labels',
-  'resources',
-  'patches',
-  'images',
-]);
-const CLUSTER_SCOPED = new Set([
-  'Namespace',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'CustomResourceDefinition',
-]);
-
-interface Kustomization {
-  namespace?: string;
-  labels?: { pairs: Record<string, string>; includeSelectors?: boolean }[];
-  resources?: string[];
-  patches?: { path?: string; patch?: string }[];
-  images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
+/** Every document of a YAML file, as manifests. */
+export function manifestsIn(file: string): Manifest[] {
+  return manifestsOf(readFileSync(file, 'utf8'), relative(ROOT, file));
 }
 
-function readKustomization(dir: string): Kustomization {
-  const file = ['kustomization.yaml', 'kustomization.yml']
-    .map((f) => join(dir, f))
-    .find((f) => existsSync(f));
-  if (file === undefined) throw new Error(`${relative(ROOT, dir)}: no kustomization.yaml`);
-  const value: unknown = parse(readFileSync(file, 'utf8'));
-  if (!isObject(value)) throw new Error(`${relative(ROOT, file)}: not an object`);
-  const unsupported = Object.keys(value).filter((k) => !SUPPORTED.has(k));
-  if (unsupported.length > 0)
-    throw new Error(
-      `${relative(ROOT, file)}: ${unsupported.join(', ')} not implemented by this renderer`,
-    );
-  for (const label of Array.isArray(value.labels) ? value.labels : []) {
-    if (isObject(label) && (label.includeSelectors === true || label.includeTemplates === true))
-      throw new Error(`${relative(ROOT, file)}: labels with selectors/templates not implemented`);
+// ------------------------------------------------------------------------------ kustomize (real)
+
+/** The kustomize major version kubectl must carry: the files use `labels` and `patches` of v5. */
+const KUSTOMIZE_MAJOR = 5;
+
+function kubectlKustomizeVersion(): string | undefined {
+  try {
+    const out = execFileSync('kubectl', ['version', '--client', '-o', 'json'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const parsed: unknown = JSON.parse(out);
+    return isObject(parsed) && typeof parsed.kustomizeVersion === 'string'
+      ? parsed.kustomizeVersion
+      : undefined;
+  } catch {
+    return undefined;
   }
-  // Every field is optional; each is read where it is used.
-  return value;
 }
 
 /**
- * What `kubectl kustomize <dir>` renders, for the fields listed in {@link SUPPORTED}: resources
- * (files and nested kustomizations, rendered first, as kustomize does), strategic-merge `patches`
- * (each must match exactly one object by kind and name), then `namespace`, `labels` and `images`.
+ * Why `kubectl kustomize` cannot render here (no kubectl on the PATH, or one whose kustomize is too
+ * old for these files), or undefined when it can. The rendering checks skip with this message.
+ */
+export const kustomizeUnavailable: string | undefined = (() => {
+  const version = kubectlKustomizeVersion();
+  if (version === undefined) return 'no kubectl on the PATH (or it names no kustomize version)';
+  const major = Number(/^v?(\d+)\./.exec(version)?.[1]);
+  return major >= KUSTOMIZE_MAJOR
+    ? undefined
+    : `kubectl carries kustomize ${version}, older than v${KUSTOMIZE_MAJOR}`;
+})();
+
+/**
+ * What `kubectl kustomize <dir>` renders, as manifests. A render kustomize refuses throws with
+ * kubectl's own message.
  */
 export function renderKustomization(dir: string): Manifest[] {
-  const k = readKustomization(dir);
-  let objects: Manifest[] = [];
-  for (const resource of k.resources ?? []) {
-    const path = resolve(dir, resource);
-    if (!existsSync(path)) throw new Error(`${relative(ROOT, dir)}: ${resource} does not exist`);
-    objects.push(...(statSync(path).isDirectory() ? renderKustomization(path) : manifestsIn(path)));
-  }
-  for (const entry of k.patches ?? []) {
-    const patches: Manifest[] =
-      entry.path !== undefined
-        ? manifestsIn(resolve(dir, entry.path))
-        : entry.patch !== undefined
-          ? parseAllDocuments(entry.patch).map((d) => {
-              const object: unknown = d.toJS();
-              if (!isObject(object)) throw new Error(`${relative(ROOT, dir)}: a bad inline patch`);
-              return { source: `${relative(ROOT, dir)} (inline patch)`, object };
-            })
-          : [];
-    if (patches.length === 0) throw new Error(`${relative(ROOT, dir)}: an empty patch entry`);
-    for (const patch of patches) objects = applyPatch(objects, patch);
-  }
-  return objects.map((m) => ({
-    source: m.source,
-    object: transform(m.object, k),
-  }));
-}
-
-/** The API group of an apiVersion (`apps` of `apps/v1`; the core group is ''). */
-const groupOf = (apiVersion: string): string =>
-  apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-
-function applyPatch(objects: Manifest[], patch: Manifest): Manifest[] {
-  const target = typeOf(patch);
-  const matches = objects.filter((m) => {
-    const t = typeOf(m);
-    return (
-      t.kind === target.kind &&
-      t.name === target.name &&
-      groupOf(t.apiVersion) === groupOf(target.apiVersion)
-    );
-  });
-  if (matches.length !== 1)
-    throw new Error(
-      `${patch.source}: patch for ${target.kind}/${target.name} matches ${matches.length} objects`,
-    );
-  return objects.map((m) =>
-    m === matches[0]
-      ? {
-          source: `${m.source} + ${patch.source}`,
-          object: mergeObjects(m.object, patch.object),
-        }
-      : m,
-  );
-}
-
-/** Merge keys of the lists this renderer merges item by item (others are replaced). */
-function mergeKeyOf(path: readonly string[], items: unknown[]): string | undefined {
-  const field = path[path.length - 1];
-  if (['containers', 'initContainers', 'volumes', 'env', 'imagePullSecrets'].includes(field))
-    return 'name';
-  if (field === 'volumeMounts') return 'mountPath';
-  if (field === 'ports')
-    return items.some((i) => isObject(i) && 'containerPort' in i) ? 'containerPort' : 'port';
-  return undefined;
-}
-
-function mergeObjects(base: Json, patch: Json): Json {
-  const merged = merge(base, patch, []);
-  if (!isObject(merged)) throw new Error('a strategic merge of two objects gave no object');
-  return merged;
-}
-
-function merge(base: unknown, patch: unknown, path: readonly string[]): unknown {
-  if (isObject(patch)) {
-    if ('$patch' in patch || Object.keys(patch).some((k) => k.startsWith('$')))
-      throw new Error(`strategic-merge directives are not implemented (at ${path.join('.')})`);
-    const out: Json = isObject(base) ? { ...base } : {};
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === null) delete out[key];
-      else out[key] = merge(out[key], value, [...path, key]);
-    }
-    return out;
-  }
-  if (Array.isArray(patch) && Array.isArray(base)) {
-    const key = mergeKeyOf(path, [...base, ...patch]);
-    if (key === undefined) return patch;
-    const out = [...base];
-    for (const item of patch) {
-      const index = isObject(item) ? out.findIndex((b) => isObject(b) && b[key] === item[key]) : -1;
-      if (index === -1) out.push(item);
-      else out[index] = merge(out[index], item, [...path, String(index)]);
-    }
-    return out;
-  }
-  return patch;
-}
-
-function transform(object: Json, k: Kustomization): Json {
-  const out = structuredClone(object);
-  const metadata = isObject(out.metadata) ? out.metadata : (out.metadata = {});
-  if (k.namespace !== undefined && !CLUSTER_SCOPED.has(String(out.kind)))
-    metadata.namespace = k.namespace;
-  for (const label of k.labels ?? [])
-    metadata.labels = { ...(isObject(metadata.labels) ? metadata.labels : {}), ...label.pairs };
-  for (const container of containersOf(out)) {
-    const image = typeof container.image === 'string' ? container.image : '';
-    const name = image.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
-    const rule = (k.images ?? []).find((i) => i.name === name);
-    if (rule === undefined) continue;
-    const tag =
-      rule.digest !== undefined
-        ? `@${rule.digest}`
-        : rule.newTag !== undefined
-          ? `:${rule.newTag}`
-          : image.slice(name.length);
-    container.image = `${rule.newName ?? name}${tag}`;
-  }
-  return out;
+  const source = `kubectl kustomize ${relative(ROOT, dir) || dir}`;
+  const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+  if (result.error !== undefined) throw result.error;
+  if (result.status !== 0) throw new Error(`${source}: ${result.stderr.trim()}`);
+  return manifestsOf(result.stdout, source);
 }
 
 /** The containers of a Pod template wherever the kind keeps it (Deployment, Job, CronJob, Pod). */
