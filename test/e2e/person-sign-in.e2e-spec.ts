@@ -138,6 +138,34 @@ describe('signing in with a one-time e-mail link', () => {
     expect(landed.headers.get('location')).toBe('/');
   });
 
+  it('sends a signed-in browser asking for /signin only to a place on this server', async () => {
+    const browser = new BrowserAgent(t.url);
+    const issued = await t.server.app.get(SignInLinkService).issue(OWNER, '/session');
+    expect((await useLink(browser, issued.url)).status).toBe(303);
+    const hostile = [
+      '/..//evil.example/x',
+      '/%2e%2e//evil.example/x',
+      '/admin/../..//evil.example/x',
+      '/.//evil.example/x',
+      '//evil.example/x',
+      '/\\evil.example/x',
+      'https://evil.example/x',
+    ];
+    for (const returnTo of hostile) {
+      for (const query of [encodeURIComponent(returnTo), returnTo]) {
+        const answer = await browser.fetch(`/signin?return_to=${query}`);
+        expect(answer.status, returnTo).toBe(303);
+        const location = answer.headers.get('location') ?? '';
+        expect(new URL(location, t.url).origin, `${query} → ${location}`).toBe(
+          new URL(t.url).origin,
+        );
+        expect(location.startsWith('//'), location).toBe(false);
+      }
+    }
+    const kept = await browser.fetch(`/signin?return_to=${encodeURIComponent('/admin/audit?q=1')}`);
+    expect(kept.headers.get('location')).toBe('/admin/audit?q=1');
+  });
+
   it('signs out: the session ends and the cookie is cleared', async () => {
     const browser = new BrowserAgent(t.url);
     await useLink(browser, await requestLink(browser, OWNER));

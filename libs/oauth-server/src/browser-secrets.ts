@@ -20,22 +20,25 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** The origin return paths are resolved against: any origin works, only "is it this one" matters. */
+const THIS_SITE = 'http://this-site.invalid';
+const MAX_RETURN_PATH = 2048;
+
 /**
- * A path on this server that is safe to send the browser back to after signing in: absolute
- * path, no scheme or authority (`//evil`, `/\evil`), no control characters. Anything else → `/`.
+ * The one decision on where a browser may be sent back to on this server (after signing in,
+ * signing out, consenting): the candidate is resolved as a URL against this site, and kept only
+ * when it lands on this site, as a path that the browser resolves to that same place again. So
+ * `/..//evil.example/x` (which normalises to the network path `//evil.example/x`), `/\evil`,
+ * `https://evil` and anything unparseable all become `fallback`. The answer is a path (no
+ * scheme, no host), normalised, without a fragment.
  */
 export function safeReturnPath(candidate: unknown, fallback = '/'): string {
-  if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 2048)
-    return fallback;
-  if (!candidate.startsWith('/') || candidate.startsWith('//') || candidate.startsWith('/\\'))
-    return fallback;
-  // oxlint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(candidate)) return fallback;
-  try {
-    const parsed = new URL(candidate, 'http://same-origin.invalid');
-    if (parsed.origin !== 'http://same-origin.invalid') return fallback;
-    return `${parsed.pathname}${parsed.search}`;
-  } catch {
-    return fallback;
-  }
+  if (typeof candidate !== 'string' || candidate.length > MAX_RETURN_PATH) return fallback;
+  const target = URL.parse(candidate, THIS_SITE);
+  if (target === null || target.origin !== THIS_SITE) return fallback;
+  const path = `${target.pathname}${target.search}`;
+  const again = URL.parse(path, THIS_SITE);
+  return again !== null && again.origin === THIS_SITE && `${again.pathname}${again.search}` === path
+    ? path
+    : fallback;
 }

@@ -29,6 +29,12 @@ interface RedirectTo {
 const UPSTREAM_COOKIE = 'platform_oidc_pending';
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
+/** Every redirect back into this site goes through the one decision on return paths. */
+function seeOther(reply: FastifyReply, returnTo: string): string {
+  void reply.code(303).header('location', safeReturnPath(returnTo));
+  return '';
+}
+
 function field(form: Form | undefined, name: string): string | undefined {
   const value = form?.[name];
   return typeof value === 'string' ? value : undefined;
@@ -58,10 +64,8 @@ export class SignInController {
     @Query('return_to') returnTo?: string,
   ): Promise<string> {
     const path = safeReturnPath(returnTo);
-    if ((await this.sessions.currentPerson(request)) !== null && returnTo !== undefined) {
-      void reply.code(303).header('location', path);
-      return '';
-    }
+    if ((await this.sessions.currentPerson(request)) !== null && returnTo !== undefined)
+      return seeOther(reply, path);
     return signInPage({
       csrf: this.sessions.csrfToken(request, reply),
       returnTo: path,
@@ -145,8 +149,7 @@ export class SignInController {
       });
     }
     await this.sessions.start(request, reply, used.userId);
-    void reply.code(303).header('location', used.returnTo);
-    return '';
+    return seeOther(reply, used.returnTo);
   }
 
   @Post('signout')
@@ -224,8 +227,7 @@ export class SignInController {
       });
     }
     await this.sessions.start(request, reply, result.userId);
-    void reply.code(303).header('location', result.returnTo);
-    return '';
+    return seeOther(reply, result.returnTo);
   }
 }
 
