@@ -285,6 +285,15 @@ beforeAll(async () => {
       })
     ).status,
   );
+  // Personal data in URLs: an address filtered for and a name searched for.
+  for (const path of [
+    `/v1/mail/outbox?to=${encodeURIComponent(EMAIL)}&limit=1`,
+    `/v1/portal-users?q=${encodeURIComponent(NAME)}`,
+  ])
+    urlSecretStatuses.push(
+      (await fetch(`${s.url}${path}`, { headers: { authorization: `Bearer ${s.tokens.owner}` } }))
+        .status,
+    );
 
   // Probes and scrapes, which the access log leaves out.
   for (const path of PROBES) probeStatuses[path] = (await fetch(`${s.url}${path}`)).status;
@@ -321,7 +330,7 @@ describe('the scripted session itself', () => {
     expect(responseOf('readonly-create')?.body.result.isError).toBe(true);
     expect(responseOf('unknown')?.body.error.code).toBe(-32602);
     expect(probeStatuses).toEqual(Object.fromEntries(PROBES.map((p) => [p, 200])));
-    expect(urlSecretStatuses).toEqual([401, 401, 404]);
+    expect(urlSecretStatuses).toEqual([401, 401, 404, 200, 200]);
     expect(originRefusal.status).toBe(403);
     expect(originRefusal.body).toMatchObject({ error: { code: 'ORIGIN_NOT_ALLOWED' } });
   });
@@ -377,8 +386,8 @@ describe('stdout log', () => {
     expect(output.includes(INVITATION_SECRET), 'an invitation token is in the output').toBe(false);
     expect(
       accessLines().filter((l) => pathOf(l).includes('[redacted]')).length,
-      'the requests with secrets in their URL are logged, redacted',
-    ).toBe(3);
+      'the requests with secrets or personal data in their URL are logged, redacted',
+    ).toBe(5);
     expect(output.includes(EMAIL), 'the created e-mail (an argument) is in the output').toBe(false);
     expect(output.includes(NAME), 'the created name (an argument) is in the output').toBe(false);
   });

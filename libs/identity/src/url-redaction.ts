@@ -1,17 +1,37 @@
 /**
- * Query parameters that carry a secret: bearer or refresh tokens, one-time sign-in link tokens,
- * OAuth authorization codes, state and PKCE verifiers.
+ * Query parameters whose values may be logged: ids, enumerations, numbers, instants and the OAuth
+ * request's protocol words. Every other parameter's value is redacted, whatever the route: a
+ * secret (tokens, codes, `state`, PKCE verifiers) or personal data (an e-mail address in `to=`, a
+ * name or address searched for with `q=`, `login_hint`) is never worth a log line, and a parameter
+ * added tomorrow is redacted until someone decides it is neither.
  */
-const SECRET_QUERY_PARAMETERS = new Set([
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'token',
-  'code',
-  'state',
-  'code_verifier',
-  'client_secret',
-  'password',
+const LOGGED_QUERY_PARAMETERS = new Set([
+  // The REST API's paging and filters (ids, enums, instants)
+  'limit',
+  'cursor',
+  'since',
+  'until',
+  'status',
+  'action',
+  'resource_type',
+  'resource_id',
+  'channel',
+  'tool',
+  'user',
+  'user_id',
+  'actor',
+  'account_id',
+  // OAuth authorization requests (RFC 6749, 7636, 8707, 9207)
+  'response_type',
+  'response_mode',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'resource',
+  'code_challenge_method',
+  'prompt',
+  'iss',
+  'error',
 ]);
 
 /**
@@ -31,9 +51,10 @@ function decoded(text: string): string | undefined {
 }
 
 /**
- * A request URL (path and query) as it may be logged: the values of secret query parameters and
- * secret path segments replaced by `[redacted]`. Names and segments are compared decoded and
- * case-insensitively; a parameter whose name cannot be decoded is redacted whole.
+ * A request URL (path and query) as it may be logged: secret path segments and the value of every
+ * query parameter not in {@link LOGGED_QUERY_PARAMETERS} replaced by `[redacted]`. Names and
+ * segments are compared decoded and case-insensitively; a parameter whose name cannot be decoded
+ * is redacted whole.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -53,7 +74,7 @@ export function redactUrl(url: string): string {
       const rawName = eq === -1 ? part : part.slice(0, eq);
       const name = decoded(rawName);
       if (name === undefined) return REDACTED;
-      return eq !== -1 && SECRET_QUERY_PARAMETERS.has(name.trim().toLowerCase())
+      return eq !== -1 && !LOGGED_QUERY_PARAMETERS.has(name.trim().toLowerCase())
         ? `${rawName}=${REDACTED}`
         : part;
     });
