@@ -365,6 +365,72 @@ describe('refusals of the authorization server', () => {
     expect(next.body.error).toBe('invalid_grant');
   });
 
+  it('a refused refresh (wrong resource, a scope it does not hold) leaves the refresh token usable; the grant lives on', async () => {
+    const code = await codeFor();
+    const issued = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    });
+    const params = {
+      grant_type: 'refresh_token',
+      refresh_token: issued.body.refresh_token,
+      client_id: clientId,
+    };
+    for (const [extra, error] of [
+      [{ resource: 'https://elsewhere.example/mcp' }, 'invalid_target'],
+      [{ resource: `${t.url}/v1` }, 'invalid_target'],
+      [{ scope: 'accounts:write' }, 'invalid_scope'],
+    ] as const) {
+      const refused = await tokenRequest({ ...params, ...extra });
+      expect(refused.body.error, JSON.stringify(extra)).toBe(error);
+    }
+    const rotated = await tokenRequest({ ...params, resource: `${t.url}/mcp` });
+    expect(rotated.status).toBe(200);
+    expect(await mcpStatus(rotated.body.access_token)).toBe(200);
+    const next = await tokenRequest({ ...params, refresh_token: rotated.body.refresh_token });
+    expect(next.status).toBe(200);
+  });
+
+  it('a refused code exchange (wrong resource) leaves the code usable once', async () => {
+    const code = await codeFor();
+    const params = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    };
+    const refused = await tokenRequest({ ...params, resource: 'https://elsewhere.example/mcp' });
+    expect(refused.body.error).toBe('invalid_target');
+    const issued = await tokenRequest(params);
+    expect(issued.status).toBe(200);
+    expect(await mcpStatus(issued.body.access_token)).toBe(200);
+    expect((await tokenRequest(params)).body.error).toBe('invalid_grant');
+  });
+
+  it('two refreshes racing with one refresh token: exactly one succeeds', async () => {
+    const code = await codeFor();
+    const issued = await tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    });
+    const params = {
+      grant_type: 'refresh_token',
+      refresh_token: issued.body.refresh_token,
+      client_id: clientId,
+    };
+    const answers = await Promise.all([tokenRequest(params), tokenRequest(params)]);
+    const won = answers.filter((a) => a.status === 200);
+    expect(won.length, JSON.stringify(answers.map((a) => a.body.error))).toBeGreaterThanOrEqual(1);
+    expect(won.length).toBeLessThanOrEqual(1);
+  });
+
   it('RFC 7009 revocation of the access token ends the whole grant: the refresh token dies too', async () => {
     const code = await codeFor();
     const issued = await tokenRequest({

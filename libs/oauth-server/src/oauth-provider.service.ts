@@ -13,7 +13,7 @@ import { AppConfig } from '@app/config';
 import { MembershipsRepository, newTokenSecret, TokensRepository } from '@app/identity';
 import { hmac } from './browser-secrets.js';
 import { clientDocumentUrlRefusal } from './client-document-url.js';
-import { PostgresOidcAdapter } from './oidc-adapter.js';
+import { PostgresOidcAdapter, restoreConsumed } from './oidc-adapter.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { messagePage } from './pages.js';
 import { OAUTH_SCOPES, OIDC_SCOPES, writeScopeRefusal, writeScopesIn } from './scope-words.js';
@@ -234,6 +234,15 @@ export class OAuthProviderService implements OnModuleInit {
       if ('format' in this && this.format === 'opaque') return newTokenSecret('oauth');
       if (typeof libraryId !== 'string') throw new Error('oidc-provider: token id is not a string');
       return libraryId;
+    });
+    // A request the token endpoint refuses leaves every code and refresh token it was given
+    // usable (restoreConsumed says why).
+    provider.use(async (ctx, next) => {
+      try {
+        await next();
+      } finally {
+        if (ctx.status >= 400) await restoreConsumed(ctx, records);
+      }
     });
     provider.on('server_error', (_ctx, err) => this.logger.error({ err }, 'OAuth server error'));
     return provider;

@@ -59,10 +59,30 @@ export class OAuthRecordsRepository {
     );
   }
 
-  async consume(model: string, idHash: string): Promise<void> {
-    await this.ds.query(
-      `UPDATE oauth_records SET consumed_at = now() WHERE model = $1 AND id = $2 AND consumed_at IS NULL`,
+  /**
+   * Marks a record used, once: returns when, or `undefined` when it was already used (another
+   * request got there first) or is gone.
+   */
+  async consume(model: string, idHash: string): Promise<Date | undefined> {
+    const rows = await this.ds.query<{ consumed_at: Date }[]>(
+      // Milliseconds, so that the instant read back into a Date names this very consumption.
+      // (As a SELECT, so that the driver hands back the rows.)
+      `WITH used AS (
+         UPDATE oauth_records SET consumed_at = date_trunc('milliseconds', clock_timestamp())
+          WHERE model = $1 AND id = $2 AND consumed_at IS NULL
+          RETURNING consumed_at)
+       SELECT consumed_at FROM used`,
       [model, idHash],
+    );
+    return rows[0]?.consumed_at;
+  }
+
+  /** Undoes {@link consume} of `consumedAt`, unless the record changed since. */
+  async unconsume(model: string, idHash: string, consumedAt: Date): Promise<void> {
+    await this.ds.query(
+      `UPDATE oauth_records SET consumed_at = NULL
+        WHERE model = $1 AND id = $2 AND consumed_at = $3`,
+      [model, idHash, consumedAt],
     );
   }
 

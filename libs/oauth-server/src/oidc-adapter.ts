@@ -1,7 +1,33 @@
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, Provider, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { displayPrefix, hashTokenSecret, type TokensRepository } from '@app/identity';
 import { isScope } from './scope-words.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
+
+/** A record a request marked used (an authorization code, a refresh token), and when. */
+interface Consumption {
+  model: string;
+  idHash: string;
+  consumedAt: Date;
+}
+
+/** What each request in progress has consumed, keyed by its `oidc-provider` context. */
+const consumedBy = new WeakMap<object, Consumption[]>();
+
+/**
+ * Gives back what a failed request consumed. The library marks a code or refresh token used
+ * before it has checked everything (the `resource` of the request, the scopes the resource
+ * server grants, the access token it then stores); a request refused after that point would
+ * otherwise leave the client holding a used token, and its next, correct, request would be taken
+ * for a replay that revokes the whole grant. Only this request's own mark is removed.
+ */
+export async function restoreConsumed(
+  ctx: object,
+  records: Pick<OAuthRecordsRepository, 'unconsume'>,
+): Promise<void> {
+  const consumed = consumedBy.get(ctx) ?? [];
+  consumedBy.delete(ctx);
+  for (const c of consumed) await records.unconsume(c.model, c.idHash, c.consumedAt);
+}
 
 /** What the adapter needs besides storage: the client's display name for the token row. */
 export interface AccessTokenContext {
@@ -40,8 +66,19 @@ export class PostgresOidcAdapter implements Adapter {
     return this.records.findBy(this.model, 'user_code', userCode);
   }
 
-  consume(id: string): Promise<void> {
-    return this.records.consume(this.model, hashTokenSecret(id));
+  /**
+   * Marks a code or refresh token used, once. Two requests that found it unused at the same time
+   * cannot both go on: the one whose mark is not the first is refused.
+   */
+  async consume(id: string): Promise<void> {
+    const idHash = hashTokenSecret(id);
+    const consumedAt = await this.records.consume(this.model, idHash);
+    if (consumedAt === undefined) throw new errors.InvalidGrant(`${this.model} already used`);
+    const ctx: unknown = Provider.ctx;
+    if (typeof ctx !== 'object' || ctx === null) return;
+    const consumed = consumedBy.get(ctx) ?? [];
+    consumed.push({ model: this.model, idHash, consumedAt });
+    consumedBy.set(ctx, consumed);
   }
 
   async destroy(id: string): Promise<void> {
