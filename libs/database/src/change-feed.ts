@@ -1,4 +1,5 @@
-import { Client } from 'pg';
+import { Client, Pool, type Notification } from 'pg';
+import type { DataSource } from 'typeorm';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 
 export interface ChangeFeedHandlers {
@@ -22,27 +23,66 @@ const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
 
 /**
- * Postgres `LISTEN channel` for as long as the feed is open. On an external Postgres: a connection
- * of its own (not the pool's), reconnected with backoff when it breaks, checked by a heartbeat so a
- * silently dead connection is noticed too. On the embedded engine of this process: the
- * notifications straight from the engine (it has one session for all connections).
+ * Postgres `LISTEN channel` for as long as the feed is open, on the database of `ds`. On an external
+ * Postgres: a connection of its own (not the pool's), reconnected with backoff when it breaks,
+ * checked by a heartbeat so a silently dead connection is noticed too; and every connection of
+ * `ds`'s pool listens as well, from its next use on (see {@link tapOwnCommits}). On the embedded
+ * engine of this process: the notifications straight from the engine (it has one session for all
+ * connections, and hands them over before the writer's statement returns).
  */
 export async function listenForChanges(
-  url: string,
+  ds: DataSource,
   channel: string,
   handlers: ChangeFeedHandlers,
-): Promise<ChangeFeed> {
+): Promise<ChangeFeed | undefined> {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Invalid channel name: ${channel}`);
+  const url = 'url' in ds.options ? ds.options.url : undefined;
+  if (url === undefined) return undefined;
   const embedded = EmbeddedPostgres.at(url);
   if (embedded !== undefined) {
     const stop = await embedded.listen(channel, (payload) => handlers.notification(payload));
     handlers.listening(true);
     return { close: async () => stop() };
   }
+  const untap = tapOwnCommits(ds, channel, handlers);
   const feed = new PgChannelListener(url, channel, handlers);
   // The first attempt is awaited, so a server starts listening; later ones run in the background.
   await feed.start();
-  return feed;
+  return {
+    close: async () => {
+      untap();
+      await feed.close();
+    },
+  };
+}
+
+/**
+ * Makes each connection of `ds`'s pool `LISTEN` on `channel` the first time it is handed out (the
+ * LISTEN is queued ahead of the query it was taken for: a connection runs its queries in order).
+ * Postgres hands a listening session the notifications of its own transaction right after the
+ * commit and before the COMMIT, or the autocommitted statement, returns. So a change this process
+ * makes (a revocation, a role change, any trigger-notified write) reaches `notification` before
+ * its writer can answer, not only when the feed's own connection hears it some milliseconds later;
+ * PRODUCT §5 wants it "at once" on the replica that made it. Notifications of other processes
+ * arrive here too: handlers must be idempotent. A failed LISTEN is ignored: the feed's connection
+ * still delivers, later. Returns the function that stops tapping new connections.
+ */
+function tapOwnCommits(ds: DataSource, channel: string, handlers: ChangeFeedHandlers): () => void {
+  // The Postgres driver keeps its `pg` pool as `master`.
+  const pool = 'master' in ds.driver ? ds.driver.master : undefined;
+  if (!(pool instanceof Pool)) return () => undefined;
+  const tapped = new WeakSet<Client>();
+  const onNotification = (n: Notification): void => {
+    if (n.channel === channel) handlers.notification(n.payload ?? '');
+  };
+  const onAcquire = (client: Client): void => {
+    if (tapped.has(client)) return;
+    tapped.add(client);
+    client.on('notification', onNotification);
+    client.query(`LISTEN ${channel}`).catch(() => undefined);
+  };
+  pool.on('acquire', onAcquire);
+  return () => pool.off('acquire', onAcquire);
 }
 
 class PgChannelListener implements ChangeFeed {

@@ -21,7 +21,9 @@ interface Entry {
  *
  * Revocation stays immediate: the database sends `NOTIFY principal_changed` on every change that
  * alters a principal (triggers, so every writer is covered), and each replica drops the affected
- * entries when it arrives (on the embedded engine, before the writer's own statement returns).
+ * entries when it arrives. On the replica that made the change that is before the writer's own
+ * statement returns, so before it answers (the pool's connections listen too: see
+ * `listenForChanges`); on the others, within the notification's delay.
  * Entries are kept only while the notifications are known to arrive: before the listening
  * connection is up, and from the moment it breaks until it is back, every request asks the
  * database (pass-through), and whatever was cached is dropped (a notification may have been
@@ -46,9 +48,7 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     if (this.ttlMs === 0) return;
-    const url = 'url' in this.ds.options ? this.ds.options.url : undefined;
-    if (url === undefined) return;
-    this.feed = await listenForChanges(url, PRINCIPAL_CHANGED_CHANNEL, {
+    this.feed = await listenForChanges(this.ds, PRINCIPAL_CHANGED_CHANNEL, {
       notification: (payload) => this.changed(payload),
       listening: (up) => this.listeningChanged(up),
     });
