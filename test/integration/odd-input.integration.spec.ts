@@ -172,6 +172,114 @@ describe('odd input is a 4xx with the envelope, never a 500', () => {
     expect(await snapshot(t)).toBe(before);
   });
 
+  /** Field names every JavaScript object has a member called: the tester's and their cousins. */
+  const PROTOTYPE_NAMES = [
+    'constructor',
+    '__proto__',
+    'prototype',
+    'toString',
+    'valueOf',
+    'hasOwnProperty',
+    'isPrototypeOf',
+    '__defineGetter__',
+    '__lookupSetter__',
+    'toLocaleString',
+  ];
+
+  it('a field named like a member of every object is 422 naming it, at any depth, on every write; nothing is written', async () => {
+    const before = await snapshot(t);
+    const portalUser: Json = (await call(t, 'GET', '/v1/portal-users?limit=1')).body.data[0];
+    const account: Json = (await call(t, 'GET', '/v1/accounts?limit=1')).body.data[0];
+    for (const key of PROTOTYPE_NAMES) {
+      for (const [method, path, json, field] of [
+        ['POST', '/v1/accounts', { name: 'Proto Ltd', [key]: { a: 1 } }, key],
+        ['POST', '/v1/accounts', { name: { [key]: { a: 1 } } }, `name.${key}`],
+        ['PATCH', `/v1/accounts/${account.id}`, { name: 'P', x: [{ [key]: {} }] }, `x[0].${key}`],
+        ['POST', '/v1/portal-users', { email: 'proto@example.com', name: 'P', [key]: 'x' }, key],
+        [
+          'PATCH',
+          `/v1/portal-users/${portalUser.id}`,
+          { name: { [key]: { b: {} } } },
+          `name.${key}`,
+        ],
+        ['POST', '/v1/tokens', { name: 'p', scopes: [], [key]: { [key]: {} } }, key],
+      ] as const) {
+        const r = await call(t, method, path, { json });
+        expect({ key, path, status: r.status }).toEqual({ key, path, status: 422 });
+        expectEnvelope(r, 422, field);
+      }
+    }
+    // In the query string too (a list's filters).
+    const r = await call(t, 'GET', '/v1/accounts?constructor=x');
+    expectEnvelope(r, 422, 'constructor');
+    expect(await snapshot(t)).toBe(before);
+  });
+
+  it('the same names in a write tool’s arguments are a VALIDATION_ERROR result naming the field, not -32603', async () => {
+    for (const key of PROTOTYPE_NAMES) {
+      const r = await legacyToolCall(
+        t.url,
+        t.tokens.owner,
+        'create_account',
+        { name: { [key]: { a: 1 } } },
+        { requestId: randomUUID() },
+      );
+      expect(r.status).toBe(200);
+      expect(r.body.result?.isError, key).toBe(true);
+      expect(textJsonOf(r.body.result).error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [expect.objectContaining({ field: `name.${key}` })],
+      });
+    }
+  });
+
+  /** One JSON-RPC request on the 2025-11-25 revision, as the owner. */
+  const rpc = async (method: string, params: Json) => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${t.tokens.owner}`,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const body: Json = await res.json();
+    return { status: res.status, body };
+  };
+
+  it('U+0000 or a lone surrogate in completion, prompt and resource arguments is -32602, not -32603', async () => {
+    for (const value of ['a\u0000', '\ud800', 'x\udc00y']) {
+      for (const [method, params] of [
+        [
+          'completion/complete',
+          {
+            ref: { type: 'ref/resource', uri: 'platform://accounts/{id}' },
+            argument: { name: 'id', value },
+          },
+        ],
+        [
+          'completion/complete',
+          {
+            ref: { type: 'ref/prompt', name: 'onboard_portal_user' },
+            argument: { name: 'account_id', value },
+          },
+        ],
+        ['prompts/get', { name: 'review_recent_activity', arguments: { since: value } }],
+        ['prompts/get', { name: 'onboard_portal_user', arguments: { email: value, name: 'N' } }],
+        ['resources/read', { uri: `platform://accounts/${value}` }],
+      ] as const) {
+        const r = await rpc(method, params);
+        expect({ method, value, code: r.body.error?.code }).toEqual({
+          method,
+          value,
+          code: -32602,
+        });
+      }
+    }
+  });
+
   it('a 5 000-deep JSON body is refused before validation, with the envelope', async () => {
     expect.hasAssertions();
     let deep = '"x"';

@@ -9,7 +9,12 @@ import {
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
-import { authorizationEnvelopeOf, authorizationRefused, refusalOf } from './mcp-refusals.js';
+import {
+  assertReadableParam,
+  authorizationEnvelopeOf,
+  authorizationRefused,
+  refusalOf,
+} from './mcp-refusals.js';
 import { callerOf, ResourcesHandler } from './resources.handler.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
@@ -177,6 +182,8 @@ function readRequest(params: Record<string, unknown>): CompletionRequest {
   const { name, value } = argument;
   if (typeof name !== 'string' || typeof value !== 'string')
     throw new McpError(INVALID_PARAMS, 'Invalid params: argument needs a string name and value');
+  assertReadableParam('argument.name', name);
+  assertReadableParam('argument.value', value);
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string')
     return { ref: { type: 'ref/prompt', name: ref.name }, argument: name, value };
   if (ref.type === 'ref/resource' && typeof ref.uri === 'string')

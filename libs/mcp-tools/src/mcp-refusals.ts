@@ -1,6 +1,6 @@
-import { isJsonObject } from '@app/common';
+import { isJsonObject, textRefusal } from '@app/common';
 import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@app/errors';
-import { McpError } from '@app/mcp-transport';
+import { INVALID_PARAMS, McpError } from '@app/mcp-transport';
 
 /*
  * How an MCP call is refused, decided here for every handler. A tool answers with a result:
@@ -57,4 +57,17 @@ export function authorizationRefused(envelope: ErrorEnvelope): McpError {
 /** {@link authorizationRefused} for a refusal the access policy returned. */
 export function refusalOf(error: DomainError): McpError {
   return authorizationRefused(error.toEnvelope());
+}
+
+/**
+ * -32602 naming `what` when a string a client sent in a resource URI, a prompt argument or a
+ * completion argument is not acceptable text (U+0000, a lone surrogate): the REST API's own rule
+ * (a tool's arguments meet it in the endpoint's validation), checked before anything looks at it.
+ */
+export function assertReadableParam(what: string, value: string): void {
+  const why = textRefusal(value);
+  if (why !== undefined)
+    throw new McpError(INVALID_PARAMS, `Invalid params: ${what} must not contain ${why}`, {
+      field: what,
+    });
 }

@@ -10,7 +10,7 @@ import {
   type McpRequestContext,
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
-import { refusalOf } from './mcp-refusals.js';
+import { assertReadableParam, refusalOf } from './mcp-refusals.js';
 import { assertFirstPage } from './resources.handler.js';
 import { MCP_EXTENSIONS, type ExtensionPrompt, type McpExtension } from './mcp-extension.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -245,6 +245,7 @@ export class PromptsHandler {
     const name = params.name;
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: prompt name is required');
+    assertReadableParam('name', name);
     const added = this.added.get(name);
     if (added !== undefined) {
       const args = readArguments(added, params.arguments);
@@ -290,6 +291,7 @@ function readArguments(
   const allowed = prompt.arguments.map((a) => a.name);
   const args: Record<string, string> = {};
   for (const [key, value] of Object.entries(given)) {
+    assertReadableParam('arguments', key);
     if (!allowed.includes(key)) {
       throw new McpError(INVALID_PARAMS, `Unknown argument "${key}" for prompt ${prompt.name}`, {
         argument: key,
@@ -301,6 +303,7 @@ function readArguments(
         argument: key,
       });
     }
+    assertReadableParam(`arguments.${key}`, value);
     if (value.trim() !== '') args[key] = value.trim();
   }
   for (const a of prompt.arguments) {

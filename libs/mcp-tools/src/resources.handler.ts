@@ -4,6 +4,7 @@ import { AccessPolicy } from '@app/access';
 import {
   authorizationEnvelopeOf,
   authorizationRefused,
+  assertReadableParam,
   envelopeOf,
   refusalOf,
 } from './mcp-refusals.js';
@@ -187,6 +188,7 @@ export class ResourcesHandler {
     const uri = params.uri;
     if (typeof uri !== 'string' || uri === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: uri is required');
+    assertReadableParam('uri', uri);
     for (const r of this.added) {
       const vars =
         r.uri === undefined

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
+import { isPrototypeMemberName, textRefusal } from '@app/common';
 import { DomainError, type FieldError } from '@app/errors';
 
 /** Where an input came from; names the field when the whole input is the wrong shape. */
@@ -57,20 +58,11 @@ export function validateInput<T extends object>(
   return instance;
 }
 
-/** A UTF-16 surrogate without its other half: JSON's `"\ud800"` parses to one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Why a string or key cannot be looked at, or undefined. */
-function unreadable(text: string): string | undefined {
-  if (text.includes('\u0000')) return 'the character U+0000';
-  // Not text at all: no Unicode character, and validator.js's checks throw on it (encodeURI).
-  if (LONE_SURROGATE.test(text)) return 'a lone UTF-16 surrogate (not valid Unicode)';
-  return undefined;
-}
-
 /**
  * What no DTO rule may be asked to look at: U+0000 in any string or key (Postgres text cannot hold
- * it), a lone UTF-16 surrogate (not Unicode text; some validators throw on it), and nesting deeper
+ * it), a lone UTF-16 surrogate (not Unicode text; some validators throw on it), a field named like
+ * a member of every object (`constructor`, `__proto__`, `toString`, …: class-transformer takes a
+ * nested `constructor` for a type and throws), and nesting deeper
  * than {@link MAX_INPUT_DEPTH} (class-transformer recurses). One walk,
  * without recursion, before the DTO sees the input; the same for REST inputs and tool arguments
  * (which reach the REST endpoint through this function).
@@ -83,7 +75,7 @@ export function unstorableFieldsOf(input: object, location: InputLocation): Fiel
   while (stack.length > 0 && out.length <= MAX_SUMMARY_ENTRIES) {
     const { value, field, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      const why = unreadable(value);
+      const why = textRefusal(value);
       if (why !== undefined)
         out.push({ field: field || location, message: `must not contain ${why}` });
       continue;
@@ -102,11 +94,18 @@ export function unstorableFieldsOf(input: object, location: InputLocation): Fiel
         : field === ''
           ? key
           : `${field}.${key}`;
-      const why = unreadable(key);
+      const why = textRefusal(key);
       if (why !== undefined) {
         out.push({
           field: field || location,
           message: `must not contain a field name with ${why}`,
+        });
+        continue;
+      }
+      if (!Array.isArray(value) && isPrototypeMemberName(key)) {
+        out.push({
+          field: path,
+          message: 'is not allowed as a field name (every JavaScript object has a member so named)',
         });
         continue;
       }
