@@ -7,7 +7,7 @@ import { chromiumAvailable, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { firstUrl } from '../support/browser-agent.js';
-import { latestMailTo } from '../support/console-sign-in.js';
+import { latestMailTo } from '../support/mail-drop.js';
 import {
   answer,
   askedOf,

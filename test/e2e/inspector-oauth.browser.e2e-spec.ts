@@ -7,7 +7,7 @@ import type { BrowserContext } from 'playwright-core';
 import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstUrl } from '../support/browser-agent.js';
-import { latestMailTo } from '../support/oauth-client.js';
+import { latestMailTo } from '../support/mail-drop.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -95,7 +95,7 @@ describe.skipIf(missing.length > 0)('the MCP Inspector CLI, authorized in a brow
       page.getByRole('button', { name: 'E-mail me a sign-in link' }).click(),
     ]);
     await page.getByRole('status').waitFor();
-    await page.goto(firstUrl(await latestMailTo(t!.url, t!.tokens.owner, OWNER)));
+    await page.goto(firstUrl(await latestMailTo(t!, OWNER)));
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(/\/consent\//);
     expect(await page.locator('body').innerText()).toMatch(/portal users/i);

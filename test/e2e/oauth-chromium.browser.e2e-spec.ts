@@ -14,7 +14,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { firstUrl } from '../support/browser-agent.js';
 import type { Json } from '../support/mcp-peers.js';
-import { InMemoryOAuthClient, latestMailTo } from '../support/oauth-client.js';
+import { InMemoryOAuthClient } from '../support/oauth-client.js';
+import { latestMailTo } from '../support/mail-drop.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -134,7 +135,7 @@ describe.skipIf(!HAS_BROWSER)('an MCP client authorized in headless Chromium', (
       const status = page.getByRole('status');
       await status.waitFor({ timeout: STEP_MS });
       signInNotice = await status.innerText();
-      const link = firstUrl(await latestMailTo(t!.url, t!.tokens.owner, OWNER));
+      const link = firstUrl(await latestMailTo(t!, OWNER));
       await page.goto(link, { timeout: STEP_MS });
       await page.getByRole('button', { name: 'Continue' }).click({ timeout: STEP_MS });
     }

@@ -19,7 +19,8 @@ import {
   type ThrowawayCertificate,
 } from '../support/loopback-https.js';
 import type { Json } from '../support/mcp-peers.js';
-import { authorizeInBrowser, InMemoryOAuthClient, latestMailTo } from '../support/oauth-client.js';
+import { authorizeInBrowser, InMemoryOAuthClient } from '../support/oauth-client.js';
+import { latestMailTo } from '../support/mail-drop.js';
 
 /**
  * Client ID Metadata Documents (MCP 2025-11-25): the client's id is the HTTPS URL of a JSON
@@ -260,7 +261,7 @@ describe.skipIf(OPENSSL === undefined)('Client ID Metadata Documents', () => {
         authorizationUrl: provider.authorizationUrl!,
         redirectUrl: REDIRECT,
         email: OWNER,
-        readMail: (email) => latestMailTo(flagged.url, flagged.tokens.owner, email),
+        readMail: (email) => latestMailTo(flagged, email),
         onConsentPage: (html) => (consent = html),
       });
       // The consent page names the document's client and the host the document lives on, and

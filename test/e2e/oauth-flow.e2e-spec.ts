@@ -10,7 +10,8 @@ import {
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { BrowserAgent } from '../support/browser-agent.js';
 import type { Json } from '../support/mcp-peers.js';
-import { authorizeInBrowser, InMemoryOAuthClient, latestMailTo } from '../support/oauth-client.js';
+import { authorizeInBrowser, InMemoryOAuthClient } from '../support/oauth-client.js';
+import { latestMailTo } from '../support/mail-drop.js';
 
 /**
  * An MCP client connects by URL alone with the official v2 SDK's OAuth support: 401 → protected
@@ -28,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const readMail = (email: string): Promise<string> => latestMailTo(t.url, t.tokens.owner, email);
+const readMail = (email: string): Promise<string> => latestMailTo(t, email);
 
 async function connect(provider: InMemoryOAuthClient): Promise<Client> {
   const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });

@@ -5,7 +5,8 @@ import { startServer, type RunningServer } from '../../apps/server/src/bootstrap
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { BrowserAgent } from '../support/browser-agent.js';
 import type { Json } from '../support/mcp-peers.js';
-import { authorizeInBrowser, latestMailTo } from '../support/oauth-client.js';
+import { authorizeInBrowser } from '../support/oauth-client.js';
+import { latestMailTo } from '../support/mail-drop.js';
 
 /**
  * Two replicas on one database, behind one public URL: the person signs in and consents on one;
@@ -34,6 +35,7 @@ beforeAll(async () => {
         // Replicas share the public URL (the issuer and the MCP resource) and the keys.
         publicBaseUrl: a.url,
         confirmationKeys: [...a.server.config.confirmationKeys],
+        dataDir: a.server.config.dataDir,
         rateLimitPerIpPerMinute: 100_000,
         rateLimitPerTokenPerMinute: 100_000,
       },
@@ -106,7 +108,7 @@ describe('two replicas on one database', () => {
       authorizationUrl: url,
       redirectUrl: REDIRECT,
       email: OWNER,
-      readMail: (email) => latestMailTo(a.url, a.tokens.owner, email),
+      readMail: (email) => latestMailTo(a, email),
     });
     const code = callback.searchParams.get('code');
     expect(code).not.toBeNull();

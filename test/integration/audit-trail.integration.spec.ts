@@ -152,7 +152,7 @@ describe('REST /v1/audit-events', () => {
             /^must be one of the following values: portal_user\.created/,
           ),
         },
-        { field: 'channel', message: 'must be one of the following values: api, mcp, cli' },
+        { field: 'channel', message: 'must be one of the following values: api, mcp, cli, web' },
         { field: 'since', message: 'must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z' },
       ]),
     );

@@ -104,6 +104,8 @@ export interface Exit {
 export interface BuiltServer {
   url: string;
   tokens: DemoTokenSecrets;
+  /** The process's DATA_DIR (its local mail drop is `mail/` there). */
+  dataDir: string;
   child: ChildProcess;
   /** Everything the process wrote to stdout so far. */
   stdout(): string;
@@ -177,6 +179,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
     RATE_LIMIT_PER_TOKEN_PER_MINUTE: '100000',
+    SIGN_IN_MAILS_PER_ADDRESS: '100',
     ...options.env,
   };
   for (const key of [
@@ -269,6 +272,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
   return {
     url,
     tokens,
+    dataDir,
     child: running,
     stdout: () => out,
     stderr: () => err,

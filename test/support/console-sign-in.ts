@@ -1,16 +1,7 @@
 import type { TestServer } from './test-server.js';
 import { BrowserAgent, firstUrl, hiddenField } from './browser-agent.js';
 import type { Json } from './mcp-peers.js';
-
-/** The newest mail to `email` in the outbox (the embedded default's mail transport). */
-export async function latestMailTo(t: TestServer, email: string): Promise<string> {
-  const page: Json = await (
-    await t.request(`/v1/mail/outbox?to=${encodeURIComponent(email)}`, { token: 'owner' })
-  ).json();
-  const mail = page.data[0];
-  if (mail === undefined) throw new Error(`no mail to ${email}`);
-  return String(mail.text);
-}
+import { latestMailTo } from './mail-drop.js';
 
 /** Signs `email` in through the one-time link, as a browser would, and returns that browser. */
 export async function signedInAgent(t: TestServer, email: string): Promise<BrowserAgent> {

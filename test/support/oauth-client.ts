@@ -6,7 +6,6 @@ import type {
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { BrowserAgent, firstUrl, hiddenField } from './browser-agent.js';
-import type { Json } from './mcp-peers.js';
 
 /**
  * The v2 SDK's OAuth client provider, kept in memory, as a native MCP client implements it: a
@@ -71,21 +70,6 @@ export class InMemoryOAuthClient implements OAuthClientProvider {
     if (scope === 'all' || scope === 'verifier') this.verifier = '';
     if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
   }
-}
-
-/** Reads the newest mail to `email` from the outbox (the embedded default's mail service). */
-export async function latestMailTo(
-  baseUrl: string,
-  ownerToken: string,
-  email: string,
-): Promise<string> {
-  const response = await fetch(`${baseUrl}/v1/mail/outbox?to=${encodeURIComponent(email)}`, {
-    headers: { authorization: `Bearer ${ownerToken}` },
-  });
-  const page: Json = await response.json();
-  const text: unknown = page?.data?.[0]?.text;
-  if (typeof text !== 'string') throw new Error(`no mail to ${email}`);
-  return text;
 }
 
 /**

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '@app/config';
 import type { DemoTokenSecrets } from '@app/demo';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
@@ -30,8 +33,13 @@ function testConfig(db: TestDatabase, overrides: Partial<AppConfig>): AppConfig 
       // different connections from interleaving (see docs/adr/0003).
       ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
       confirmationKeys: [randomBytes(32).toString('hex')],
+      // A data directory of this server's own (the local mail drop lives there), never the
+      // repository's `.data` that parallel test files would share.
+      dataDir: overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'mcp-test-data-')),
       rateLimitPerIpPerMinute: 100_000,
       rateLimitPerTokenPerMinute: 100_000,
+      // Tests sign the same demo people in many times; the quota has a test of its own.
+      signInMailsPerAddress: 100,
       ...overrides,
     },
   );
@@ -92,6 +100,7 @@ export async function startTestServer(
         await server.close();
       } finally {
         await db.dispose();
+        rmSync(server.config.dataDir, { recursive: true, force: true });
       }
     },
   };
@@ -109,6 +118,7 @@ export async function startTestReplica(
     testConfig(primary.db, {
       confirmationKeys: [...primary.server.config.confirmationKeys],
       publicBaseUrl: primary.url,
+      dataDir: primary.server.config.dataDir,
       ...overrides,
     }),
     { seedDemo: 'never', writeDemoTokens: false },

@@ -7,6 +7,7 @@ import { ClsModule } from 'nestjs-cls';
 import { isEmail } from 'class-validator';
 import { AdminCommandsModule, OrganizationSetup } from '@app/admin-commands';
 import { AppConfig, ConfigError, ConfigModule, loadConfig } from '@app/config';
+import { LocalMailDrop } from '@app/mail';
 import { DatabaseModule, EmbeddedPostgres, migrate } from '@app/database';
 import { DomainError } from '@app/errors';
 import { ROLES, SCOPES, type Scope } from '@app/access-vocabulary';
@@ -24,7 +25,9 @@ const USAGE = `usage: npm run admin -- <command> [options]
               [--token-name <name>] [--token-expires-days <n>]
   user:add    --org <slug> --email <email> [--name <name>] [--role owner|admin|member|viewer]
   token:create --org <slug> --email <member email> --name <token name>
-              [--scopes <a,b,…>] [--expires-days <n>]`;
+              [--scopes <a,b,…>] [--expires-days <n>]
+  mail:show   --email <email>   the newest mail to this address in this machine's local mail
+              drop (DATA_DIR/mail: sign-in links when no SMTP_URL is set, outside production)`;
 
 class UsageError extends Error {}
 
@@ -113,8 +116,31 @@ function parse(argv: string[]) {
   return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
 }
 
-async function runCommand(command: string, v: Values, setup: () => Promise<OrganizationSetup>) {
+/**
+ * `mail:show`: reads this machine's local mail drop (files; no database, so it works while the
+ * embedded server runs). Whoever can read DATA_DIR is the person at this machine.
+ */
+async function showMail(config: AppConfig, v: Values): Promise<unknown> {
+  const to = email(v.email, 'email');
+  const drop = new LocalMailDrop(config.dataDir);
+  const [newest] = await drop.newestTo(to);
+  if (newest === undefined)
+    throw new DomainError(
+      'NOT_FOUND',
+      `No mail to ${to} in ${drop.directory}${config.smtpUrl === undefined ? '' : ' (SMTP_URL is set: mail goes to the mail service)'}`,
+    );
+  return newest;
+}
+
+async function runCommand(
+  command: string,
+  v: Values,
+  config: AppConfig,
+  setup: () => Promise<OrganizationSetup>,
+) {
   switch (command) {
+    case 'mail:show':
+      return showMail(config, v);
     case 'org:create': {
       const name = required(v.name, 'name');
       const ownerEmail = email(v['owner-email'], 'owner-email');
@@ -202,7 +228,7 @@ async function main(argv: string[]): Promise<number> {
   let embedded: EmbeddedPostgres | undefined;
   let app: Awaited<ReturnType<typeof NestFactory.createApplicationContext>> | undefined;
   try {
-    const result = await runCommand(command, values, async () => {
+    const result = await runCommand(command, values, config, async () => {
       let url = config.databaseUrl;
       if (url === undefined) {
         embedded = await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') });

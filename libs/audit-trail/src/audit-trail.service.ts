@@ -115,6 +115,34 @@ export class AuditTrail {
     };
   }
 
+  /**
+   * The actor on a sign-in page (channel `web`, no token): the `person` once they proved who they
+   * are, `anonymous` before (whoever asked for a sign-in link; `who` is then the person the
+   * request names, not a proven actor, so the actor's name and e-mail stay empty).
+   */
+  signInPageActor(
+    organizationId: string,
+    actorType: 'person' | 'anonymous',
+    who: { userId: string; name: string; email: string },
+    requestId: string | null,
+  ): AuditActor {
+    const proven = actorType === 'person';
+    return {
+      organizationId,
+      actorType,
+      actorUserId: proven ? who.userId : null,
+      actorName: proven ? who.name : null,
+      actorEmail: proven ? who.email : null,
+      tokenId: null,
+      tokenName: null,
+      tokenKind: null,
+      channel: 'web',
+      clientName: null,
+      requestId,
+      confirmationId: null,
+    };
+  }
+
   /** What an MCP confirmation led to (for the admins' confirmation detail). */
   async eventsOfConfirmation(
     organizationId: string,

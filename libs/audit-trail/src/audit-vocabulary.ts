@@ -15,6 +15,9 @@ export const AUDIT_ACTIONS = [
   'token.revoked',
   'organization.created',
   'member.added',
+  'person.sign_in_link_sent',
+  'person.sign_in_refused',
+  'person.signed_in',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -24,16 +27,28 @@ export const AUDIT_RESOURCE_TYPES = [
   'member',
   'token',
   'organization',
+  'person',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
 /**
  * `member`: a person of the organisation through a token; `portal_user`: accepting their own
- * invitation; `admin_command`: `npm run admin` (an operator with database access, no token).
+ * invitation; `admin_command`: `npm run admin` (an operator with database access, no token);
+ * `person`: a person who proved who they are on a sign-in page (no token); `anonymous`: someone
+ * at a sign-in page who has not (e.g. whoever asked for a person's sign-in link).
  */
-export const AUDIT_ACTOR_TYPES = ['member', 'portal_user', 'admin_command'] as const;
+export const AUDIT_ACTOR_TYPES = [
+  'member',
+  'portal_user',
+  'admin_command',
+  'person',
+  'anonymous',
+] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
-/** `cli`: the admin command (always with the `admin_command` actor, and only then). */
-export const AUDIT_CHANNELS = ['api', 'mcp', 'cli'] as const;
+/**
+ * `cli`: the admin command (always with the `admin_command` actor, and only then); `web`: the
+ * sign-in pages (always with a `person` or `anonymous` actor, and only then).
+ */
+export const AUDIT_CHANNELS = ['api', 'mcp', 'cli', 'web'] as const;
 export type AuditChannel = (typeof AUDIT_CHANNELS)[number];

@@ -174,6 +174,28 @@ export class AppConfig {
   @IntInRange(60, 86_400)
   signInLinkTtlSeconds = 900;
 
+  /**
+   * Sign-in mails one address receives at most per 15 minutes (shared by every replica); further
+   * requests send nothing and are audited as refused.
+   */
+  @IntInRange(1, 100)
+  signInMailsPerAddress = 3;
+
+  /** Dynamic Client Registrations accepted from one client IP per hour (every replica together). */
+  @IntInRange(1, 100_000)
+  oauthRegistrationsPerIpPerHour = 20;
+
+  /** Dynamic Client Registrations accepted per hour in total (every replica together). */
+  @IntInRange(1, 1_000_000)
+  oauthRegistrationsPerHour = 500;
+
+  /**
+   * A self-registered client that no person has authorized within this time is deleted (it can
+   * register again). One that was authorized is kept.
+   */
+  @IntInRange(300, 30 * 86_400)
+  oauthUnusedClientTtlSeconds = 86_400;
+
   /** Lifetime of an OAuth access token (`oat_…`). */
   @IntInRange(60, 86_400)
   oauthAccessTokenTtlSeconds = 3600;

@@ -4,3 +4,10 @@ export { SmtpMailTransport, type SmtpOptions } from './smtp-mail.transport.js';
 export { OutboxMailTransport } from './outbox-mail.transport.js';
 export { ListOutboxQueryDto, OutboxMessageDto, OutboxMessagePageDto } from './mail-outbox.dto.js';
 export { MAIL_ENDPOINTS } from './mail.endpoints.js';
+export {
+  NoPersonalMailer,
+  PERSONAL_MAILER,
+  type PersonalMail,
+  type PersonalMailer,
+} from './personal-mail.js';
+export { LocalMailDrop, type DroppedMail } from './local-mail-drop.js';

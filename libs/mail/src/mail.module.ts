@@ -7,8 +7,19 @@ import { MailOutboxService } from './mail-outbox.service.js';
 import { MAIL_TRANSPORT, type MailTransport } from './mail-transport.js';
 import { OutboxMailTransport } from './outbox-mail.transport.js';
 import { SmtpMailTransport } from './smtp-mail.transport.js';
+import { LocalMailDrop } from './local-mail-drop.js';
+import { NoPersonalMailer, PERSONAL_MAILER, type PersonalMailer } from './personal-mail.js';
 
-/** The mail service: SMTP when `SMTP_URL` is set, else the local outbox (`GET /v1/mail/outbox`). */
+function smtp(config: AppConfig, url: string): SmtpMailTransport {
+  return new SmtpMailTransport({ url, from: config.mailFrom, timeoutMs: config.mailTimeoutMs });
+}
+
+/**
+ * The mail service. An organisation's mail (invitations it sends): SMTP when `SMTP_URL` is set,
+ * else its outbox (`GET /v1/mail/outbox`, read by its admins). A person's own mail (sign-in
+ * links): SMTP, else the local mail drop outside production, else nothing (see `PersonalMailer`):
+ * never an outbox another person can read.
+ */
 @Module({
   imports: [IdentityModule],
   controllers: [MailOutboxController],
@@ -21,13 +32,19 @@ import { SmtpMailTransport } from './smtp-mail.transport.js';
       useFactory: (config: AppConfig, outbox: MailOutboxRepository): MailTransport =>
         config.smtpUrl === undefined
           ? new OutboxMailTransport(outbox)
-          : new SmtpMailTransport({
-              url: config.smtpUrl,
-              from: config.mailFrom,
-              timeoutMs: config.mailTimeoutMs,
-            }),
+          : smtp(config, config.smtpUrl),
+    },
+    {
+      provide: PERSONAL_MAILER,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): PersonalMailer =>
+        config.smtpUrl !== undefined
+          ? smtp(config, config.smtpUrl)
+          : config.nodeEnv === 'production'
+            ? new NoPersonalMailer()
+            : new LocalMailDrop(config.dataDir),
     },
   ],
-  exports: [MAIL_TRANSPORT],
+  exports: [MAIL_TRANSPORT, PERSONAL_MAILER],
 })
 export class MailModule {}

@@ -2,6 +2,7 @@ import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { DomainError } from '@app/errors';
 import type { MailMessage, MailTransport } from './mail-transport.js';
+import type { PersonalMail, PersonalMailer } from './personal-mail.js';
 
 export interface SmtpOptions {
   url: string;
@@ -14,7 +15,7 @@ export interface SmtpOptions {
  * bounded by `MAIL_TIMEOUT_MS`; a refusal or a timeout becomes `EXTERNAL_SERVICE_ERROR` with
  * the reason, never the server URL (it may carry credentials).
  */
-export class SmtpMailTransport implements MailTransport, OnModuleDestroy {
+export class SmtpMailTransport implements MailTransport, PersonalMailer, OnModuleDestroy {
   readonly kind = 'smtp';
   private readonly logger = new Logger(SmtpMailTransport.name);
   private readonly transporter: Transporter;
@@ -29,7 +30,11 @@ export class SmtpMailTransport implements MailTransport, OnModuleDestroy {
     });
   }
 
-  async send(_tx: unknown, message: MailMessage): Promise<void> {
+  send(_tx: unknown, message: MailMessage): Promise<void> {
+    return this.deliver(message);
+  }
+
+  async deliver(message: PersonalMail): Promise<void> {
     try {
       await this.transporter.sendMail({
         from: this.options.from,

@@ -149,8 +149,18 @@ export type TransportRejectionReason = (typeof TRANSPORT_REJECTION_REASONS)[numb
 export const DB_POOL_STATES = ['total', 'idle', 'waiting'] as const;
 export type DbPoolState = (typeof DB_POOL_STATES)[number];
 
-/** The two rate-limit budgets: per client IP before authentication, per token after it. */
-export const RATE_LIMIT_BUDGETS = ['ip', 'token'] as const;
+/**
+ * The rate-limit budgets: per client IP before authentication, per token after it; and the
+ * quotas of the sign-in and the authorization server (sign-in mails per address, client
+ * registrations per IP and in total).
+ */
+export const RATE_LIMIT_BUDGETS = [
+  'ip',
+  'token',
+  'sign_in_mail',
+  'registration_ip',
+  'registration_total',
+] as const;
 export type RateLimitBudget = (typeof RATE_LIMIT_BUDGETS)[number];
 
 export const METRICS = {

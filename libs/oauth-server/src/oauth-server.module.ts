@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { IdentityModule } from '@app/identity';
 import { MailModule } from '@app/mail';
+import { AuditTrailModule } from '@app/audit-trail';
+import { RateLimitModule } from '@app/rate-limit';
 import { ConsentController } from './consent.controller.js';
 import { ConsentService } from './consent.service.js';
 import { OAuthHousekeeping } from './oauth-housekeeping.service.js';
@@ -17,7 +19,7 @@ import { UpstreamOidcService } from './upstream-oidc.service.js';
  * one-time e-mail links, the upstream OpenID Connect provider, and the consent page.
  */
 @Module({
-  imports: [IdentityModule, MailModule],
+  imports: [IdentityModule, MailModule, AuditTrailModule, RateLimitModule],
   controllers: [SignInController, ConsentController],
   providers: [
     PeopleRepository,

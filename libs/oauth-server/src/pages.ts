@@ -72,20 +72,29 @@ export interface SignInPageInput {
   error?: string;
   /** The upstream identity provider, when one is configured. */
   upstream?: { url: string };
+  /** Whether a link can be asked for by e-mail (not where it could reach anyone but its person). */
+  emailOffered: boolean;
 }
 
 export function signInPage(input: SignInPageInput): string {
+  const error =
+    input.error === undefined ? '' : `<p class="error" role="alert">${esc(input.error)}</p>`;
   const upstream =
     input.upstream === undefined
       ? ''
       : `<form method="get" action="${esc(input.upstream.url)}">${hidden('return_to', input.returnTo)}
-<button type="submit">Sign in with your company account</button></form><p class="note">Or get a one-time link by e-mail:</p>`;
+<button type="submit">Sign in with your company account</button></form>${input.emailOffered ? '<p class="note">Or get a one-time link by e-mail:</p>' : ''}`;
+  if (!input.emailOffered) {
+    const none =
+      input.upstream === undefined
+        ? '<p class="error" role="alert">Signing in is not available on this server yet: it has neither a mail service nor a company sign-in configured. Ask its administrator.</p>'
+        : '';
+    return layout('Sign in', `<h1>Sign in</h1>${error}${none}${upstream}`);
+  }
   const sent =
     input.sentTo === undefined
       ? ''
       : `<p role="status">If <strong>${esc(input.sentTo)}</strong> belongs to a member of an organisation, a one-time sign-in link is on its way. It works once and expires soon.</p>`;
-  const error =
-    input.error === undefined ? '' : `<p class="error" role="alert">${esc(input.error)}</p>`;
   return layout(
     'Sign in',
     `<h1>Sign in</h1>${error}${sent}${upstream}

@@ -75,17 +75,19 @@ export class PeopleRepository {
     return rows[0];
   }
 
-  /** Why a link cannot be used, for the page that says so. */
-  async describeSignInLink(secretHash: string): Promise<'unknown' | 'used' | 'expired' | 'valid'> {
-    const rows = await this.ds.query<{ used: boolean; expired: boolean }[]>(
-      `SELECT used_at IS NOT NULL AS used, expires_at <= now() AS expired
+  /** Why a link cannot be used, for the page that says so, and whose it was. */
+  async describeSignInLink(
+    secretHash: string,
+  ): Promise<{ state: 'unknown' } | { state: 'used' | 'expired' | 'valid'; userId: string }> {
+    const rows = await this.ds.query<{ user_id: string; used: boolean; expired: boolean }[]>(
+      `SELECT user_id, used_at IS NOT NULL AS used, expires_at <= now() AS expired
          FROM sign_in_links WHERE secret_hash = $1`,
       [secretHash],
     );
     const row = rows[0];
-    if (row === undefined) return 'unknown';
-    if (row.used) return 'used';
-    return row.expired ? 'expired' : 'valid';
+    if (row === undefined) return { state: 'unknown' };
+    const state = row.used ? 'used' : row.expired ? 'expired' : 'valid';
+    return { state, userId: row.user_id };
   }
 
   /** Deletes at most `limit` sign-in links that expired more than a day ago; returns how many. */

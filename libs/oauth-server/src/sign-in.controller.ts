@@ -14,6 +14,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '@app/config';
 import { Public } from '@app/access-vocabulary';
+import { RequestContext } from '@app/identity';
 import { safeReturnPath } from './browser-secrets.js';
 import { HtmlPage, messagePage, signInLinkPage, signInPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';
@@ -54,7 +55,12 @@ export class SignInController {
     private readonly sessions: PersonSessionService,
     private readonly links: SignInLinkService,
     private readonly upstream: UpstreamOidcService,
+    private readonly context: RequestContext,
   ) {}
+
+  private get requestId(): string | null {
+    return this.context.requestId || null;
+  }
 
   @Get('signin')
   @HtmlPage()
@@ -70,6 +76,7 @@ export class SignInController {
       csrf: this.sessions.csrfToken(request, reply),
       returnTo: path,
       upstream: this.upstream.enabled ? { url: '/signin/oidc' } : undefined,
+      emailOffered: this.links.offered,
     });
   }
 
@@ -88,17 +95,22 @@ export class SignInController {
         csrf: this.sessions.csrfToken(request, reply),
         returnTo,
         upstream: this.upstream.enabled ? { url: '/signin/oidc' } : undefined,
+        emailOffered: this.links.offered,
         ...outcome,
       });
     };
     if (!this.sessions.csrfValid(request, field(form, 'csrf'))) {
       return page(403, { error: 'This form expired. Please try again.' });
     }
+    if (!this.links.offered) {
+      return page(404, { error: 'E-mail sign-in is not available on this server.' });
+    }
     const email = (field(form, 'email') ?? '').trim();
     if (!EMAIL.test(email)) {
       return page(422, { error: 'Enter an e-mail address like name@example.com.' });
     }
-    await this.links.send(email, returnTo);
+    // The same for every address: queued, answered at once (the lookup and mail come later).
+    this.links.request({ email, returnTo, ip: request.ip, requestId: this.requestId });
     return page(200, { sentTo: email });
   }
 
@@ -135,7 +147,7 @@ export class SignInController {
         'Open the link from the e-mail again and press Continue.',
       );
     }
-    const used = await this.links.consume(field(form, 'token') ?? '');
+    const used = await this.links.consume(field(form, 'token') ?? '', this.requestId);
     if (!used.ok) {
       void reply.code(used.reason === 'unknown' ? 404 : 410);
       const why = {
@@ -149,6 +161,7 @@ export class SignInController {
       });
     }
     await this.sessions.start(request, reply, used.userId);
+    await this.links.recordSignIn(used.userId, 'email_link', this.requestId);
     return seeOther(reply, used.returnTo);
   }
 
@@ -227,6 +240,7 @@ export class SignInController {
       });
     }
     await this.sessions.start(request, reply, result.userId);
+    await this.links.recordSignIn(result.userId, 'oidc', this.requestId);
     return seeOther(reply, result.returnTo);
   }
 }

@@ -38,25 +38,38 @@ interface Budget {
   readonly insurance: RateLimiterMemory | undefined;
 }
 
+/**
+ * The slower quotas, each a number of events per window shared by every replica: sign-in mails to
+ * one address (key: a digest of the address), client registrations from one IP, and client
+ * registrations in total (key: any constant).
+ */
+export type Quota = 'sign_in_mail' | 'registration_ip' | 'registration_total';
+
 /** A hung Redis must not hold requests: past this the decision is taken in memory. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 const WINDOW_SECONDS = 60;
+/** The sign-in mail quota's window: a few mails per address per quarter hour. */
+const SIGN_IN_WINDOW = 15 * 60;
+const HOUR = 3600;
+
+type MakeLimiter = (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract;
 
 /**
- * Once a key has spent its budget, it is refused from memory for a while instead of asking the
- * store again on every request of a flood.
+ * Once a key has spent its budget, it is refused from memory for a while (at most 10 s) instead of
+ * asking the store again on every request of a flood.
  */
-function blocking(points: number) {
+function blocking(points: number, duration: number) {
   return {
     points,
-    duration: WINDOW_SECONDS,
+    duration,
     inMemoryBlockOnConsumed: points,
-    inMemoryBlockDuration: 10,
+    inMemoryBlockDuration: Math.min(10, duration),
   };
 }
 
 /**
- * Two budgets, per client IP before authentication and per token after it.
+ * Two budgets, per client IP before authentication and per token after it, and the slower
+ * {@link Quota}s, all kept the same way:
  *
  * - `REDIS_URL` set: both in Redis, shared by every replica; one round trip per budget (an atomic
  *   INCR + TTL script).
@@ -74,6 +87,7 @@ export class RateLimitService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RateLimitService.name);
   private perIp!: Budget;
   private perToken!: Budget;
+  private quotas!: Record<Quota, Budget>;
   private redis: Redis | undefined;
   private storeUp = true;
   readonly store: RateLimitStore;
@@ -91,6 +105,17 @@ export class RateLimitService implements OnModuleInit, OnModuleDestroy {
     const make = this.store === 'memory' ? undefined : this.limiterFactory();
     this.perIp = this.budget('ip', make, this.config.rateLimitPerIpPerMinute);
     this.perToken = this.budget('token', make, this.config.rateLimitPerTokenPerMinute);
+    const c = this.config;
+    this.quotas = {
+      sign_in_mail: this.budget('sign_in_mail', make, c.signInMailsPerAddress, SIGN_IN_WINDOW),
+      registration_ip: this.budget('registration_ip', make, c.oauthRegistrationsPerIpPerHour, HOUR),
+      registration_total: this.budget(
+        'registration_total',
+        make,
+        c.oauthRegistrationsPerHour,
+        HOUR,
+      ),
+    };
     this.metrics.setRateLimitStoreUp(true);
     this.logger.log(
       this.store === 'redis'
@@ -118,26 +143,32 @@ export class RateLimitService implements OnModuleInit, OnModuleDestroy {
     return this.consume(this.perToken, tokenId);
   }
 
+  /** Spends one unit of `quota` for `key` (e.g. the digest of an address, a client IP). */
+  consumeQuota(quota: Quota, key: string): Promise<RateLimitDecision> {
+    return this.consume(this.quotas[quota], key);
+  }
+
   private budget(
     name: RateLimitBudget,
-    make: ((keyPrefix: string, points: number) => RateLimiterAbstract) | undefined,
+    make: MakeLimiter | undefined,
     points: number,
+    duration = WINDOW_SECONDS,
   ): Budget {
     if (make === undefined) {
       return {
         name,
-        shared: new RateLimiterMemory({ keyPrefix: name, points, duration: WINDOW_SECONDS }),
+        shared: new RateLimiterMemory({ keyPrefix: name, points, duration }),
         insurance: undefined,
       };
     }
     return {
       name,
-      shared: make(name, points),
-      insurance: new RateLimiterMemory({ keyPrefix: name, points, duration: WINDOW_SECONDS }),
+      shared: make(name, points, duration),
+      insurance: new RateLimiterMemory({ keyPrefix: name, points, duration }),
     };
   }
 
-  private limiterFactory(): (keyPrefix: string, points: number) => RateLimiterAbstract {
+  private limiterFactory(): MakeLimiter {
     if (this.store === 'redis') {
       const redis = new Redis(this.config.redisUrl ?? '', {
         // Fail fast while disconnected (the insurance limiter answers) instead of queueing
@@ -153,12 +184,12 @@ export class RateLimitService implements OnModuleInit, OnModuleDestroy {
       redis.on('error', () => undefined);
       this.redis = redis;
       const prefix = `${this.config.redisKeyPrefix}:rl`;
-      return (keyPrefix, points) =>
+      return (keyPrefix, points, duration) =>
         new RateLimiterRedis({
           storeClient: redis,
           rejectIfRedisNotReady: true,
           keyPrefix: `${prefix}:${keyPrefix}`,
-          ...blocking(points),
+          ...blocking(points, duration),
         });
     }
     // The Postgres driver keeps its `pg` pool as `master`.
@@ -170,14 +201,14 @@ export class RateLimitService implements OnModuleInit, OnModuleDestroy {
       query: (q: { text: string; values?: unknown[] }) =>
         pool.query({ text: q.text, values: q.values }),
     };
-    return (keyPrefix, points) =>
+    return (keyPrefix, points, duration) =>
       new RateLimiterPostgres({
         storeClient,
         storeType: 'pool',
         tableName: 'rate_limits',
         tableCreated: true,
         keyPrefix,
-        ...blocking(points),
+        ...blocking(points, duration),
       });
   }
 

@@ -13,6 +13,7 @@ import { AuditEventLabels1764730000000 } from './1764730000000-audit-event-label
 import { AuditEventsRequestIndex1764790000000 } from './1764790000000-audit-events-request-index.js';
 import { PrincipalChangeNotify1764800000000 } from './1764800000000-principal-change-notify.js';
 import { AuditAdminCommand1764810000000 } from './1764810000000-audit-admin-command.js';
+import { SignInAuditAndPersonalMail1764900000000 } from './1764900000000-sign-in-audit-and-personal-mail.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   AuditEventsRequestIndex1764790000000,
   PrincipalChangeNotify1764800000000,
   AuditAdminCommand1764810000000,
+  SignInAuditAndPersonalMail1764900000000,
 ];
