@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -8,7 +9,8 @@ import { hashTokenSecret } from '@app/identity';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
 
 /** The built `admin` command (npm run admin), run as a process against a fresh database. */
-const ADMIN = resolve(import.meta.dirname, '../../dist/apps/server/src/admin.js');
+const ROOT = resolve(import.meta.dirname, '../..');
+const ADMIN = resolve(ROOT, 'dist/apps/server/src/admin.js');
 const run = promisify(execFile);
 
 describe('npm run admin (the built command, a fresh database)', () => {
@@ -204,5 +206,19 @@ describe('npm run admin (the built command, a fresh database)', () => {
     }
     expect(events[3].changes.role).toEqual({ before: null, after: 'viewer' });
     expect(events[4].changes.scopes).toEqual({ before: null, after: ['audit:read'] });
+  }, 60_000);
+
+  it("the README's invocation (npm run …) prints the JSON alone on stdout, so `| jq` works", async () => {
+    // The first org:create line of the README's admin section, run as written (by a shell, in the
+    // repository), with another organisation name. npm's banner would make stdout unparseable.
+    const line = readFileSync(resolve(ROOT, 'README.md'), 'utf8')
+      .split('\n')
+      .find((l) => /^npm run .*admin -- org:create /.test(l));
+    expect(line).toBeDefined();
+    const command = String(line)
+      .replace(/--name '[^']*'/, "--name 'Jq Check'")
+      .replace(/--owner-email \S+/, '--owner-email jq@check.example');
+    const { stdout } = await run('sh', ['-c', command], { cwd: ROOT, env });
+    expect(JSON.parse(stdout)).toMatchObject({ organization: { slug: 'jq-check' } });
   }, 60_000);
 });

@@ -32,6 +32,8 @@ function slowToolCall(
   requestId: string,
 ): {
   finish(): void;
+  /** The client gives up mid-body: its connection closes. */
+  abort(): void;
   response: Promise<{ status: number; body: string } | { error: string }>;
 } {
   const url = new URL(server.url);
@@ -87,7 +89,7 @@ function slowToolCall(
       socket.on('close', () => resolveResponse({ error: `closed; received: ${received}` }));
     },
   );
-  return { finish: () => socket.write(body.slice(half)), response };
+  return { finish: () => socket.write(body.slice(half)), abort: () => socket.destroy(), response };
 }
 
 /** A read tool call: `ok` for a tool result, else the HTTP status, the JSON-RPC error or `refused`. */
@@ -128,6 +130,18 @@ function bodyOf(
   return answer.body;
 }
 
+/** What the runbook counts as a database outage (docs/operations.md). */
+const DATABASE_UNAVAILABLE = 'Database unavailable; answered 503';
+const CONNECTION_CLOSED = 'Connection closed before the request was answered; nothing sent';
+
+/** The messages of the lines logged with `requestId`. */
+function linesOf(server: BuiltServer, requestId: string): string[] {
+  return server
+    .logLines()
+    .filter((l) => l.requestId === requestId || l.req?.id === requestId)
+    .map((l) => String(l.msg));
+}
+
 function mainLog(server: BuiltServer): string[] {
   return server
     .logLines()
@@ -143,6 +157,15 @@ describe('graceful shutdown on SIGTERM', () => {
     // Read calls answered just before SIGTERM (their history rows are buffered).
     const before = Array.from({ length: 5 }, (_, i) => `sd-${RUN}-before-${i}`);
     expect(await Promise.all(before.map((id) => read(server, id)))).toEqual(before.map(() => 'ok'));
+    // A client that gives up mid-body: logged as what happened, not as a database outage.
+    const abortedId = `sd-${RUN}-aborted`;
+    const aborted = slowToolCall(server, abortedId);
+    await delay(200);
+    aborted.abort();
+    const abortDeadline = Date.now() + 5_000;
+    while (!linesOf(server, abortedId).includes(CONNECTION_CLOSED) && Date.now() < abortDeadline)
+      await delay(50);
+    expect(linesOf(server, abortedId)).toContain(CONNECTION_CLOSED);
     // A request whose headers are in, its body not yet.
     const slowId = `sd-${RUN}-in-flight`;
     const slow = slowToolCall(server, slowId);
@@ -212,6 +235,10 @@ describe('graceful shutdown on SIGTERM', () => {
         'Stopped: every request finished, call history flushed, database closed',
       ]),
     );
+    // A normal stop warns about nothing (pino: 40 is warn), and no line claims a database outage.
+    const afterSignal = server.logLines().filter((l) => Number(l.time) >= signalled);
+    expect(afterSignal.filter((l) => Number(l.level) >= 40).map((l) => l.msg)).toEqual([]);
+    expect(server.logLines().map((l) => l.msg)).not.toContain(DATABASE_UNAVAILABLE);
 
     const rows = await server.queryAfterExit<{ request_id: string; status: string }>(
       `SELECT request_id, status FROM mcp_tool_calls WHERE request_id LIKE $1`,
@@ -247,6 +274,14 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(mainLog(server)).toContain(
       'Stopped after cutting requests still in flight; call history flushed, database closed',
     );
+    // The cut is logged as a cut (one warning), not as a database outage.
+    expect(server.logLines().map((l) => l.msg)).not.toContain(DATABASE_UNAVAILABLE);
+    expect(
+      server
+        .logLines()
+        .filter((l) => Number(l.time) >= signalled && Number(l.level) >= 40)
+        .map((l) => l.msg),
+    ).toEqual(['Grace period over: cutting the connections of requests still in flight']);
 
     const rows = await server.queryAfterExit<{ request_id: string }>(
       `SELECT request_id FROM mcp_tool_calls WHERE request_id LIKE $1`,

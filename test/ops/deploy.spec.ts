@@ -1715,7 +1715,7 @@ describe('the admin command as a Kubernetes Job and a compose service', () => {
   it('README and docs/operations.md say how to run it both ways', () => {
     for (const doc of ['README.md', 'docs/operations.md']) {
       const text = read(doc);
-      expect(text, doc).toContain('npm run admin -- org:create');
+      expect(text, doc).toContain('npm run -s admin -- org:create');
       expect(text, doc).toContain(ADMIN_JOB_FILE);
       expect(text, doc).toContain('docker compose run --rm admin');
     }

@@ -13,14 +13,14 @@ import { DomainError } from '@app/errors';
 import { ROLES, SCOPES, type Scope } from '@app/access-vocabulary';
 
 /**
- * `admin.js <command> [options]` (`npm run admin -- …`): the first organisation and its owner in
+ * `admin.js <command> [options]` (`npm run -s admin -- …`: `-s` keeps npm's banner off stdout): the first organisation and its owner in
  * production, people and tokens for scripts. Needs only DATABASE_URL (absent: the embedded
  * database under DATA_DIR; stop the server first). Prints JSON on stdout; errors on stderr.
  * Exit codes: 0 done, 2 bad usage or input, 3 already exists, 4 not found, 1 anything else
  * (e.g. database unreachable, migrations pending).
  */
 
-const USAGE = `usage: npm run admin -- <command> [options]
+const USAGE = `usage: npm run -s admin -- <command> [options]
   org:create  --name <name> --owner-email <email> [--owner-name <name>] [--slug <slug>]
               [--token-name <name>] [--token-expires-days <n>]
   user:add    --org <slug> --email <email> [--name <name>] [--role owner|admin|member|viewer]

@@ -196,6 +196,20 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const path = (request.url ?? '').split('?')[0] ?? '';
+    if (request.raw.socket.destroyed) {
+      // The connection is gone: the client closed it (e.g. mid-body) or the shutdown's grace period
+      // cut it. Whatever failed failed because of that, not because of the database; no answer
+      // can arrive. 499 (nginx's "client closed request") is what the access log and metrics show.
+      logger.log(
+        {
+          requestId: request.id,
+          err: exception instanceof Error ? exception.message : String(exception),
+        },
+        'Connection closed before the request was answered; nothing sent',
+      );
+      void reply.status(499).send();
+      return;
+    }
     const { status, envelope } = this.isRouteNotFound(exception)
       ? routeNotFound(request, path)
       : this.map(exception, request.id);

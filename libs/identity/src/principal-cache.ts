@@ -36,6 +36,8 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
   /** Moves on every notification and every change of `listening`. */
   private generation = 0;
   private listening = false;
+  /** Set once the app is closing: the feed goes down on purpose. */
+  private stopping = false;
   private feed: ChangeFeed | undefined;
   private readonly ttlMs: number;
 
@@ -55,6 +57,8 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    // A normal stop: the cache goes off without the warning meant for a lost connection.
+    this.stopping = true;
     this.listeningChanged(false);
     await this.feed?.close();
     this.feed = undefined;
@@ -112,6 +116,7 @@ export class PrincipalCache implements OnModuleInit, OnModuleDestroy {
     if (this.listening === up) return;
     this.listening = up;
     if (up) this.logger.log('Principal cache on: token changes arrive by LISTEN/NOTIFY');
+    else if (this.stopping) this.logger.log('Principal cache off: the server is stopping');
     else
       this.logger.warn(
         'Principal cache off: the LISTEN connection is down; every request reads its token from the database until it is back',
