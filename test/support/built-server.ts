@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, type QueryResultRow } from 'pg';
 import { EmbeddedPostgres } from '@app/database';
+import { createTestDatabase, type TestDatabase } from '@app/testing';
 import type { DemoTokenSecrets } from '@app/demo';
 
 /**
@@ -22,13 +23,13 @@ import type { DemoTokenSecrets } from '@app/demo';
  * built server in parallel.
  *
  * Database: the child's own embedded Postgres under a temporary DATA_DIR by default (the
- * production default); with `DATABASE_URL` set, a fresh database on that server, migrated with
- * `dist/…/migrate.js` and seeded with `SEED_DEMO=true`, dropped by {@link BuiltServer.dispose}.
+ * production default); with `DATABASE_URL` set, a test database of its own on that server
+ * (`createTestDatabase`: migrated), seeded by the server with `SEED_DEMO=true` and dropped by
+ * {@link BuiltServer.dispose}.
  */
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const MAIN = join(ROOT, 'dist/apps/server/src/main.js');
-const MIGRATE = join(ROOT, 'dist/apps/server/src/migrate.js');
 const SOURCE_DIRS = ['apps', 'libs'];
 const STARTUP_TIMEOUT_MS = 120_000;
 
@@ -125,46 +126,6 @@ export interface BuiltServerOptions {
   env?: Record<string, string>;
 }
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `e2e_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: adminUrl });
-  try {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end().catch(() => undefined);
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new Client({ connectionString: adminUrl });
-      try {
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end().catch(() => undefined);
-      }
-    },
-  };
-}
-
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0
-        ? resolveRun(output)
-        : reject(new Error(`${args.join(' ')} exited ${code}:\n${output}`)),
-    );
-  });
-}
-
 export async function startBuiltServer(options: BuiltServerOptions = {}): Promise<BuiltServer> {
   requireBuild();
   const work = await mkdtemp(join(tmpdir(), 'platform-e2e-'));
@@ -196,7 +157,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
     if (options.env?.[key] === undefined) delete env[key];
 
   const adminUrl = process.env.DATABASE_URL;
-  let database: { url: string; drop(): Promise<void> } | undefined;
+  let database: TestDatabase | undefined;
   let child: ChildProcess | undefined;
   let exited: Promise<Exit> = Promise.resolve({ code: null, signal: null });
   let out = '';
@@ -217,7 +178,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
       }
     } finally {
       try {
-        await database?.drop();
+        await database?.dispose();
       } finally {
         await rm(work, { recursive: true, force: true });
       }
@@ -227,11 +188,11 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
   let tokens: DemoTokenSecrets;
   try {
     if (adminUrl !== undefined && adminUrl !== '') {
-      database = await createDatabase(adminUrl);
+      // Migrated by the harness (a copy of the run's template); the server seeds it.
+      database = await createTestDatabase();
       env.DATABASE_URL = database.url;
       env.SEED_DEMO = 'true';
       env.CONFIRMATION_KEYS = options.env?.CONFIRMATION_KEYS ?? randomBytes(32).toString('hex');
-      await run(process.execPath, [MIGRATE, 'up'], env);
     }
 
     const started = spawn(process.execPath, [MAIN], {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { EmbeddedPostgres, migrate } from '@app/database';
 
@@ -9,35 +12,121 @@ export interface TestDatabase {
 }
 
 /**
+ * Where {@link prepareTestDatabaseTemplate} left the migrated template, for the test processes it
+ * starts (they inherit the environment): the template database's name on the Postgres named by
+ * `DATABASE_URL`, or the path of the embedded engine's data directory archive.
+ */
+export const TEST_DATABASE_TEMPLATE = 'TEST_DATABASE_TEMPLATE';
+
+function adminUrl(): string | undefined {
+  const url = process.env.DATABASE_URL;
+  return url === undefined || url === '' ? undefined : url;
+}
+
+function databaseName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+}
+
+async function onAdmin<T>(url: string, work: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await work(c);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function dropOnPostgres(admin: string, name: string): Promise<void> {
+  await onAdmin(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
+
+/** A new database on the real Postgres, empty or a copy of `template`. */
+async function createOnPostgres(admin: string, template?: string): Promise<TestDatabase> {
+  const name = databaseName('t');
+  await onAdmin(admin, (c) =>
+    c.query(`CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`),
+  );
+  return {
+    url: withDatabase(admin, name),
+    dispose: () => dropOnPostgres(admin, name),
+  };
+}
+
+/** The embedded template's archive, read once per process. */
+let embeddedTemplate: { path: string; blob: Promise<Blob> } | undefined;
+
+function embeddedTemplateBlob(path: string): Promise<Blob> {
+  if (embeddedTemplate?.path !== path)
+    embeddedTemplate = { path, blob: readFile(path).then((b) => new Blob([b])) };
+  return embeddedTemplate.blob;
+}
+
+/**
  * A database of this test's own, with every migration applied: a fresh database on the Postgres
- * named by `DATABASE_URL` when it is set, else an in-memory embedded Postgres.
+ * named by `DATABASE_URL` when it is set, else an in-memory embedded Postgres. Under the test
+ * runner it is a copy of the template migrated once per run ({@link prepareTestDatabaseTemplate});
+ * the migrations still run on the copy, so a template older than the code is brought up to date
+ * rather than trusted.
  */
 export async function createTestDatabase(
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
-  const adminUrl = process.env.DATABASE_URL;
+  const admin = adminUrl();
+  const template = options.migrate === false ? undefined : process.env[TEST_DATABASE_TEMPLATE];
   let db: TestDatabase;
-  if (adminUrl === undefined || adminUrl === '') {
-    const emb = await EmbeddedPostgres.start();
+  if (admin === undefined) {
+    const from = template === undefined ? undefined : await embeddedTemplateBlob(template);
+    const emb = await EmbeddedPostgres.start({ from });
     db = { url: emb.url, dispose: () => emb.stop() };
   } else {
-    const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    db = {
-      url: url.toString(),
-      dispose: async () => {
-        const c = new Client({ connectionString: adminUrl });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      },
-    };
+    db = await createOnPostgres(admin, template);
   }
   if (options.migrate !== false) await migrate(db.url, 'up');
   return db;
+}
+
+/**
+ * Migrates one database for the whole test run and says where it is in
+ * `process.env.TEST_DATABASE_TEMPLATE` (the vitest global setup; test processes inherit it):
+ * every {@link createTestDatabase} then copies it (`CREATE DATABASE … TEMPLATE` on real Postgres,
+ * the data directory's archive on the embedded engine) instead of running initdb and every
+ * migration again. Returns the teardown, or nothing when a template is already set (another
+ * project's setup in the same run made it).
+ */
+export async function prepareTestDatabaseTemplate(): Promise<(() => Promise<void>) | undefined> {
+  if (process.env[TEST_DATABASE_TEMPLATE] !== undefined) return undefined;
+  const admin = adminUrl();
+  if (admin !== undefined) {
+    // `t_` like every test database, so CI's clean-up of leftovers finds it too.
+    const name = databaseName('t_template');
+    await onAdmin(admin, (c) => c.query(`CREATE DATABASE ${name}`));
+    await migrate(withDatabase(admin, name), 'up');
+    process.env[TEST_DATABASE_TEMPLATE] = name;
+    return async () => {
+      delete process.env[TEST_DATABASE_TEMPLATE];
+      await dropOnPostgres(admin, name);
+    };
+  }
+  const emb = await EmbeddedPostgres.start();
+  let archive: Blob;
+  try {
+    await migrate(emb.url, 'up');
+    archive = await emb.snapshot();
+  } finally {
+    await emb.stop();
+  }
+  const path = join(tmpdir(), `${databaseName('platform-test-template')}.tar`);
+  await writeFile(path, Buffer.from(await archive.arrayBuffer()));
+  process.env[TEST_DATABASE_TEMPLATE] = path;
+  return async () => {
+    delete process.env[TEST_DATABASE_TEMPLATE];
+    await rm(path, { force: true });
+  };
 }
