@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM_MISSING, launchChromium } from '../support/chromium.js';
+import { skipWhen } from '../support/skip.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { firstUrl } from '../support/browser-agent.js';
@@ -23,12 +24,11 @@ import {
  * without a console error (a Content-Security-Policy violation is one).
  */
 
-const HAS_BROWSER = chromiumAvailable('admin console browser tests');
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 const IMAGES = resolve(fileURLToPath(new URL('../../docs/images', import.meta.url)));
 const OWNER = 'olivia.owner@acme.test';
 
-describe.skipIf(!HAS_BROWSER)('admin console in Chromium', { timeout: 120_000 }, () => {
+describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_MISSING) }, () => {
   let t: TestServer;
   let context: BrowserContext;
   let page: Page;

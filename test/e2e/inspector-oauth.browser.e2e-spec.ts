@@ -8,6 +8,7 @@ import { CHROMIUM, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstUrl } from '../support/browser-agent.js';
 import { latestMailTo } from '../support/mail-drop.js';
+import { skipWhen } from '../support/skip.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -21,15 +22,14 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 const INSPECTOR = resolve('node_modules/.bin/mcp-inspector');
 const SCRIPT = '/usr/bin/script';
 const missing = [INSPECTOR, CHROMIUM, SCRIPT].filter((path) => !existsSync(path));
-if (missing.length > 0)
-  process.stderr.write(`Inspector OAuth e2e SKIPPED: missing ${missing.join(', ')}\n`);
+const SKIP = skipWhen(missing.length > 0 && `missing ${missing.join(', ')}`);
 const OWNER = 'olivia.owner@acme.test';
 /** Page loads and clicks on a loaded 2-core machine: generous, never a measurement. */
 const STEP_MS = 60_000;
 // oxlint-disable-next-line no-control-regex -- the terminal's hyperlink escapes end the URL
 const AUTHORIZE_URL = /http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?[^\s\u0007\u001b\]]+/;
 
-describe.skipIf(missing.length > 0)('the MCP Inspector CLI, authorized in a browser', () => {
+describe('the MCP Inspector CLI, authorized in a browser', SKIP, () => {
   let t: TestServer | undefined;
   let context: BrowserContext | undefined;
   let home: string | undefined;

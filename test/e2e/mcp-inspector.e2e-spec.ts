@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWhen } from '../support/skip.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -14,8 +15,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
  * the Inspector reads them.
  */
 const INSPECTOR = resolve('node_modules/.bin/mcp-inspector');
-const available = existsSync(INSPECTOR);
-if (!available) console.warn(`mcp-inspector.e2e: skipped, ${INSPECTOR} is not installed`);
+const INSPECTOR_MISSING = !existsSync(INSPECTOR) && `${INSPECTOR} is not installed (npm ci)`;
 
 interface Run {
   code: number;
@@ -46,7 +46,7 @@ function json(run: Run): Record<string, unknown> {
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
-describe.skipIf(!available)('the MCP Inspector CLI', () => {
+describe('the MCP Inspector CLI', skipWhen(INSPECTOR_MISSING), () => {
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'inspector-home-'));
     t = await startTestServer({ mcpConformanceFixtures: true });

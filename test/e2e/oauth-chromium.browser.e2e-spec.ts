@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { CHROMIUM_MISSING, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auth,
@@ -13,6 +13,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { firstUrl } from '../support/browser-agent.js';
+import { skipWhen } from '../support/skip.js';
 import type { Json } from '../support/mcp-peers.js';
 import { InMemoryOAuthClient } from '../support/oauth-client.js';
 import { latestMailTo } from '../support/mail-drop.js';
@@ -31,7 +32,6 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
  * pages' real HTML (form actions, button names, cookies, redirects) is what is tested.
  */
 
-const HAS_BROWSER = chromiumAvailable('OAuth Chromium e2e');
 const OWNER = 'olivia.owner@acme.test';
 /** Page loads and clicks on a loaded 2-core machine: generous, never a measurement. */
 const STEP_MS = 60_000;
@@ -90,7 +90,7 @@ async function within<T>(promise: Promise<T>, ms: number, where: () => string): 
   }
 }
 
-describe.skipIf(!HAS_BROWSER)('an MCP client authorized in headless Chromium', () => {
+describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISSING), () => {
   let t: TestServer | undefined;
   let callbacks: CallbackServer | undefined;
   let context: BrowserContext | undefined;

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { startBuiltServer, type BuiltServer } from '../support/built-server.js';
 import { BrowserAgent } from '../support/browser-agent.js';
+import { skipWhen } from '../support/skip.js';
 import {
   opensslPath,
   startLoopbackHttps,
@@ -52,8 +53,8 @@ const TRICKLE_MS = 250;
  */
 const CIMD_CACHE_BOUND = 200;
 
-if (OPENSSL === undefined)
-  console.warn('oauth-cimd: SKIPPED — openssl is not installed (needed for the loopback CA)');
+const OPENSSL_MISSING =
+  OPENSSL === undefined && 'openssl is not installed (it makes the loopback CA)';
 
 /** The host name of this machine when it resolves to loopback (Debian: 127.0.1.1), else undefined. */
 async function loopbackHostName(): Promise<string | undefined> {
@@ -113,7 +114,7 @@ function expectRefused(outcome: { status: number; location: string | null; html:
   expect(outcome.html).toContain('Authorization failed');
 }
 
-describe.skipIf(OPENSSL === undefined)('Client ID Metadata Documents', () => {
+describe('Client ID Metadata Documents', skipWhen(OPENSSL_MISSING), () => {
   let certificate: ThrowawayCertificate;
   let documents: LoopbackHttpsServer;
   let plain: Server;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { startServer, type RunningServer } from '../../apps/server/src/bootstrap.js';
+import { NEEDS_REAL_POSTGRES, skipWhen } from '../support/skip.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import {
   answer,
@@ -52,7 +53,7 @@ function expectReadAnswered(res: WireResponse): void {
   expect(res.body.result.isError ?? false).toBe(false);
 }
 
-describe.skipIf(!adminUrl)('confirmation store down (real Postgres)', () => {
+describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES), () => {
   let t: TestServer;
   let sql: SqlClient;
   let admin: SqlClient;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NEEDS_REAL_POSTGRES, skipWhen } from '../support/skip.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -18,11 +19,6 @@ const STATEMENT_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 1_000;
 /** Statement timeout + client read margin + connect timeout, and generous room for a busy machine. */
 const ANSWER_WITHIN_MS = 15_000;
-
-if (ADMIN_URL === undefined || ADMIN_URL === '')
-  console.warn(
-    'test/integration/database-unavailable.integration.spec.ts: skipped without DATABASE_URL (real Postgres)',
-  );
 
 interface Timed {
   status: number;
@@ -63,8 +59,9 @@ function expectToolCallUnavailable(answer: Timed): void {
   expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
 }
 
-describe.skipIf(ADMIN_URL === undefined || ADMIN_URL === '')(
+describe(
   'database frozen, cut or slow (TCP proxy on real Postgres)',
+  skipWhen(NEEDS_REAL_POSTGRES),
   () => {
     let proxy: TcpProxy;
     let t: TestServer;

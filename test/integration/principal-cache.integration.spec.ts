@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrincipalCache } from '@app/identity';
 import type { Json } from '../support/mcp-peers.js';
+import { NEEDS_REAL_POSTGRES, skipWhen } from '../support/skip.js';
 import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -11,7 +12,6 @@ import { startTestReplica, startTestServer, type TestServer } from '../support/t
  * it answers the new way, failing if that takes longer than the bound.
  */
 const BOUND_MS = 1_000;
-const realPostgres = Boolean(process.env.DATABASE_URL);
 
 let a: TestServer;
 let b: TestServer;
@@ -125,7 +125,7 @@ describe('the principal cache across replicas', () => {
   });
 });
 
-describe.skipIf(!realPostgres)('the LISTEN connection is lost (real Postgres)', () => {
+describe('the LISTEN connection is lost (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES), () => {
   it('drops what B cached, then caches again once B listens again', async () => {
     const cache = b.server.app.get(PrincipalCache);
     expect(await status(b, '/v1/accounts', 'readonly_pat')).toBe(200);

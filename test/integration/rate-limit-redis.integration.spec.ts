@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitService } from '@app/rate-limit';
 import { parseMetrics, sampleKey } from '../support/raw-mcp.js';
 import { REDIS_SERVER_MISSING, TestRedis } from '../support/redis-server.js';
+import { skipWhen } from '../support/skip.js';
 import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -28,7 +29,7 @@ async function statuses(t: TestServer, n: number, token?: string): Promise<numbe
   return out;
 }
 
-describe.skipIf(REDIS_SERVER_MISSING)('rate limits in Redis, two replicas', () => {
+describe('rate limits in Redis, two replicas', skipWhen(REDIS_SERVER_MISSING), () => {
   let redis: TestRedis;
   let a: TestServer;
   let b: TestServer;
@@ -88,7 +89,7 @@ describe.skipIf(REDIS_SERVER_MISSING)('rate limits in Redis, two replicas', () =
   });
 });
 
-describe.skipIf(REDIS_SERVER_MISSING)('Redis stops answering, then returns', () => {
+describe('Redis stops answering, then returns', skipWhen(REDIS_SERVER_MISSING), () => {
   let redis: TestRedis;
   let t: TestServer;
   const TOKEN_BUDGET = 6;

@@ -21,6 +21,7 @@ import { parse } from 'yaml';
 import { freePort, startBuiltServer, type BuiltServer } from '../support/built-server.js';
 import type { Json } from '../support/mcp-peers.js';
 import { legacyToolCall, modernToolCall } from '../support/raw-mcp.js';
+import { skipWhen } from '../support/skip.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PROMETHEUS_DIR = join(ROOT, 'deploy/prometheus');
@@ -31,11 +32,11 @@ function onPath(tool: string): boolean {
 }
 const MISSING = ['promtool', 'prometheus'].filter((tool) => !onPath(tool));
 const REQUIRED = process.env.OPS_REQUIRE_PROMETHEUS === 'true';
-if (MISSING.length > 0 && !REQUIRED)
-  console.warn(
-    `test/ops/prometheus.spec.ts: SKIPPED — ${MISSING.join(' and ')} not on PATH. ` +
-      'Install Debian\'s "prometheus" package (apt-get install prometheus) to run the ops tier.',
-  );
+/** CI sets OPS_REQUIRE_PROMETHEUS, so there the missing tools fail the first test instead. */
+const PROMETHEUS_MISSING =
+  MISSING.length > 0 &&
+  !REQUIRED &&
+  `${MISSING.join(' and ')} not on PATH: apt-get install prometheus (Debian) to run these`;
 
 function promtool(...args: string[]): { status: number | null; output: string } {
   const run = spawnSync('promtool', args, { cwd: PROMETHEUS_DIR, encoding: 'utf8' });
@@ -70,7 +71,7 @@ function dashboardPanels(): Panel[] {
   return dashboard.panels;
 }
 
-describe.skipIf(MISSING.length > 0 && !REQUIRED)('Prometheus config and alert rules', () => {
+describe('Prometheus config and alert rules', skipWhen(PROMETHEUS_MISSING), () => {
   it('the tools are installed', () => {
     expect(MISSING, 'install Debian\'s "prometheus" package').toEqual([]);
   });
@@ -133,199 +134,196 @@ const KEY_PANELS = [
   'Event loop lag p99',
 ];
 
-describe.skipIf(MISSING.length > 0 && !REQUIRED)(
-  'a real Prometheus scraping the built server',
-  () => {
-    let server: BuiltServer | undefined;
-    let prometheus: ChildProcess | undefined;
-    let work: string | undefined;
-    let api = '';
+describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISSING), () => {
+  let server: BuiltServer | undefined;
+  let prometheus: ChildProcess | undefined;
+  let work: string | undefined;
+  let api = '';
 
-    const query = async (expr: string): Promise<PromResponse> => {
-      const res = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(expr)}`);
-      const body: Json = await res.json();
-      return body;
-    };
+  const query = async (expr: string): Promise<PromResponse> => {
+    const res = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body: Json = await res.json();
+    return body;
+  };
 
-    /** A scripted session touching every row of the dashboard. */
-    const session = async (round: number): Promise<void> => {
-      const s = server!;
-      const id = (what: string): string => `ops-${round}-${what}-${Date.now().toString(36)}`;
-      await modernToolCall(
-        s.url,
-        s.tokens.owner,
-        'ops-tier',
-        'list_portal_users',
-        { limit: 1 },
-        {
-          requestId: id('modern'),
-        },
-      );
-      await legacyToolCall(
-        s.url,
-        s.tokens.owner,
-        'list_accounts',
-        { limit: 1 },
-        {
-          requestId: id('legacy'),
-        },
-      );
-      await modernToolCall(
-        s.url,
-        s.tokens.owner,
-        'ops-tier',
-        'get_portal_user',
-        {
-          id: '00000000-0000-4000-8000-000000000000',
-        },
-        { requestId: id('missing') },
-      );
-      await fetch(`${s.url}/v1/me`, { headers: { authorization: `Bearer ${s.tokens.owner}` } });
-      await fetch(`${s.url}/v1/accounts?limit=1`, {
-        headers: { authorization: `Bearer ${s.tokens.owner}` },
-      });
-      // Refused before the message is read: a wrong Accept (406) and a GET (405).
-      await fetch(`${s.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${s.tokens.owner}`,
-          'content-type': 'application/json',
-          accept: 'text/html',
-        },
-        body: '{}',
-      });
-      await fetch(`${s.url}/mcp`, { headers: { accept: 'text/event-stream' } });
-    };
+  /** A scripted session touching every row of the dashboard. */
+  const session = async (round: number): Promise<void> => {
+    const s = server!;
+    const id = (what: string): string => `ops-${round}-${what}-${Date.now().toString(36)}`;
+    await modernToolCall(
+      s.url,
+      s.tokens.owner,
+      'ops-tier',
+      'list_portal_users',
+      { limit: 1 },
+      {
+        requestId: id('modern'),
+      },
+    );
+    await legacyToolCall(
+      s.url,
+      s.tokens.owner,
+      'list_accounts',
+      { limit: 1 },
+      {
+        requestId: id('legacy'),
+      },
+    );
+    await modernToolCall(
+      s.url,
+      s.tokens.owner,
+      'ops-tier',
+      'get_portal_user',
+      {
+        id: '00000000-0000-4000-8000-000000000000',
+      },
+      { requestId: id('missing') },
+    );
+    await fetch(`${s.url}/v1/me`, { headers: { authorization: `Bearer ${s.tokens.owner}` } });
+    await fetch(`${s.url}/v1/accounts?limit=1`, {
+      headers: { authorization: `Bearer ${s.tokens.owner}` },
+    });
+    // Refused before the message is read: a wrong Accept (406) and a GET (405).
+    await fetch(`${s.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${s.tokens.owner}`,
+        'content-type': 'application/json',
+        accept: 'text/html',
+      },
+      body: '{}',
+    });
+    await fetch(`${s.url}/mcp`, { headers: { accept: 'text/event-stream' } });
+  };
 
-    beforeAll(async () => {
-      server = await startBuiltServer();
-      work = await mkdtemp(join(tmpdir(), 'ops-prometheus-'));
-      const port = await freePort();
-      api = `http://127.0.0.1:${port}`;
-      await writeFile(
-        join(work, 'prometheus.yml'),
-        [
-          'global:',
-          '  scrape_interval: 1s',
-          '  scrape_timeout: 1s',
-          '  evaluation_interval: 1s',
-          'rule_files:',
-          `  - ${JSON.stringify(join(PROMETHEUS_DIR, 'alerts.yml'))}`,
-          'scrape_configs:',
-          '  - job_name: mcp-server',
-          '    metrics_path: /metrics',
-          '    static_configs:',
-          `      - targets: ['${new URL(server.url).host}']`,
-          '',
-        ].join('\n'),
-      );
-      const started = spawn(
-        'prometheus',
-        [
-          `--config.file=${join(work, 'prometheus.yml')}`,
-          `--storage.tsdb.path=${join(work, 'data')}`,
-          '--storage.tsdb.retention.time=1h',
-          `--web.listen-address=127.0.0.1:${port}`,
-          '--log.level=warn',
-        ],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      prometheus = started;
-      let stderr = '';
-      started.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-      const deadline = Date.now() + 30_000;
-      while (
-        !(await fetch(`${api}/-/ready`).then(
-          (r) => r.ok,
-          () => false,
-        ))
-      ) {
-        if (started.exitCode !== null || Date.now() > deadline)
-          throw new Error(`prometheus did not become ready:\n${stderr}`);
-        await delay(200);
+  beforeAll(async () => {
+    server = await startBuiltServer();
+    work = await mkdtemp(join(tmpdir(), 'ops-prometheus-'));
+    const port = await freePort();
+    api = `http://127.0.0.1:${port}`;
+    await writeFile(
+      join(work, 'prometheus.yml'),
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  scrape_timeout: 1s',
+        '  evaluation_interval: 1s',
+        'rule_files:',
+        `  - ${JSON.stringify(join(PROMETHEUS_DIR, 'alerts.yml'))}`,
+        'scrape_configs:',
+        '  - job_name: mcp-server',
+        '    metrics_path: /metrics',
+        '    static_configs:',
+        `      - targets: ['${new URL(server.url).host}']`,
+        '',
+      ].join('\n'),
+    );
+    const started = spawn(
+      'prometheus',
+      [
+        `--config.file=${join(work, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(work, 'data')}`,
+        '--storage.tsdb.retention.time=1h',
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    prometheus = started;
+    let stderr = '';
+    started.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const deadline = Date.now() + 30_000;
+    while (
+      !(await fetch(`${api}/-/ready`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      if (started.exitCode !== null || Date.now() > deadline)
+        throw new Error(`prometheus did not become ready:\n${stderr}`);
+      await delay(200);
+    }
+    // Traffic spread over several scrapes, so every rate has at least two samples to compare.
+    for (let round = 0; round < 6; round += 1) {
+      await session(round);
+      await delay(1_000);
+    }
+    // The target has been scraped, and the rules evaluated, since the last round.
+    await delay(2_500);
+  }, 240_000);
+
+  afterAll(async () => {
+    try {
+      if (prometheus !== undefined && prometheus.exitCode === null) {
+        const exited = new Promise((r) => prometheus!.once('exit', r));
+        prometheus.kill('SIGTERM');
+        const killer = setTimeout(() => prometheus?.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killer);
       }
-      // Traffic spread over several scrapes, so every rate has at least two samples to compare.
-      for (let round = 0; round < 6; round += 1) {
-        await session(round);
-        await delay(1_000);
-      }
-      // The target has been scraped, and the rules evaluated, since the last round.
-      await delay(2_500);
-    }, 240_000);
-
-    afterAll(async () => {
+    } finally {
       try {
-        if (prometheus !== undefined && prometheus.exitCode === null) {
-          const exited = new Promise((r) => prometheus!.once('exit', r));
-          prometheus.kill('SIGTERM');
-          const killer = setTimeout(() => prometheus?.kill('SIGKILL'), 10_000);
-          await exited;
-          clearTimeout(killer);
-        }
+        await server?.dispose();
       } finally {
-        try {
-          await server?.dispose();
-        } finally {
-          if (work !== undefined) await rm(work, { recursive: true, force: true });
-        }
+        if (work !== undefined) await rm(work, { recursive: true, force: true });
       }
-    }, 60_000);
+    }
+  }, 60_000);
 
-    it('scrapes the server: the target is up', async () => {
-      const up = await query('up{job="mcp-server"}');
-      expect(up.status).toBe('success');
-      expect(up.data?.result).toEqual([
-        expect.objectContaining({ value: [expect.any(Number), '1'] }),
-      ]);
-    });
+  it('scrapes the server: the target is up', async () => {
+    const up = await query('up{job="mcp-server"}');
+    expect(up.status).toBe('success');
+    expect(up.data?.result).toEqual([
+      expect.objectContaining({ value: [expect.any(Number), '1'] }),
+    ]);
+  });
 
-    it('every dashboard expression evaluates without error; the key panels show data', async () => {
-      const panels = dashboardPanels().filter((p) => (p.targets ?? []).length > 0);
-      expect(panels.length).toBeGreaterThan(10);
-      const empty: string[] = [];
-      for (const panel of panels) {
-        for (const target of panel.targets ?? []) {
-          // Grafana's own variables, as Grafana substitutes them for a short time range.
-          const expr = target.expr
-            .replaceAll('$__rate_interval', '20s')
-            .replaceAll('$__interval', '5s')
-            .replaceAll('$__range', '5m');
-          const answer = await query(expr);
-          expect(answer, `panel "${panel.title}": ${expr}`).toMatchObject({ status: 'success' });
-          if ((answer.data?.result ?? []).length === 0) empty.push(panel.title);
-        }
+  it('every dashboard expression evaluates without error; the key panels show data', async () => {
+    const panels = dashboardPanels().filter((p) => (p.targets ?? []).length > 0);
+    expect(panels.length).toBeGreaterThan(10);
+    const empty: string[] = [];
+    for (const panel of panels) {
+      for (const target of panel.targets ?? []) {
+        // Grafana's own variables, as Grafana substitutes them for a short time range.
+        const expr = target.expr
+          .replaceAll('$__rate_interval', '20s')
+          .replaceAll('$__interval', '5s')
+          .replaceAll('$__range', '5m');
+        const answer = await query(expr);
+        expect(answer, `panel "${panel.title}": ${expr}`).toMatchObject({ status: 'success' });
+        if ((answer.data?.result ?? []).length === 0) empty.push(panel.title);
       }
-      const missing = KEY_PANELS.filter((title) => empty.includes(title));
-      expect(missing, 'key panels without data').toEqual([]);
-      for (const title of KEY_PANELS)
-        expect(
-          panels.map((p) => p.title),
-          `dashboard has panel "${title}"`,
-        ).toContain(title);
-    });
+    }
+    const missing = KEY_PANELS.filter((title) => empty.includes(title));
+    expect(missing, 'key panels without data').toEqual([]);
+    for (const title of KEY_PANELS)
+      expect(
+        panels.map((p) => p.title),
+        `dashboard has panel "${title}"`,
+      ).toContain(title);
+  });
 
-    it('every alert expression evaluates without error, and Prometheus evaluates every rule healthy', async () => {
-      for (const rule of alertRules()) {
-        const answer = await query(rule.expr);
-        expect(answer, `${rule.alert}: ${rule.expr}`).toMatchObject({ status: 'success' });
-      }
-      const rules: Json = await (await fetch(`${api}/api/v1/rules`)).json();
-      const evaluated: { name: string; health: string; lastError?: string }[] =
-        rules.data.groups.flatMap((g: Json) => g.rules);
-      expect(evaluated.map((r) => r.name).sort()).toEqual(
-        alertRules()
-          .map((r) => r.alert)
-          .sort(),
-      );
-      for (const rule of evaluated)
-        expect({ name: rule.name, health: rule.health, lastError: rule.lastError ?? '' }).toEqual({
-          name: rule.name,
-          health: 'ok',
-          lastError: '',
-        });
-      // Nothing is wrong with a server serving a normal session: no alert is firing or pending.
-      const alerts: Json = await (await fetch(`${api}/api/v1/alerts`)).json();
-      expect(alerts.data.alerts.map((a: Json) => `${a.labels.alertname}:${a.state}`)).toEqual([]);
-    });
-  },
-);
+  it('every alert expression evaluates without error, and Prometheus evaluates every rule healthy', async () => {
+    for (const rule of alertRules()) {
+      const answer = await query(rule.expr);
+      expect(answer, `${rule.alert}: ${rule.expr}`).toMatchObject({ status: 'success' });
+    }
+    const rules: Json = await (await fetch(`${api}/api/v1/rules`)).json();
+    const evaluated: { name: string; health: string; lastError?: string }[] =
+      rules.data.groups.flatMap((g: Json) => g.rules);
+    expect(evaluated.map((r) => r.name).sort()).toEqual(
+      alertRules()
+        .map((r) => r.alert)
+        .sort(),
+    );
+    for (const rule of evaluated)
+      expect({ name: rule.name, health: rule.health, lastError: rule.lastError ?? '' }).toEqual({
+        name: rule.name,
+        health: 'ok',
+        lastError: '',
+      });
+    // Nothing is wrong with a server serving a normal session: no alert is firing or pending.
+    const alerts: Json = await (await fetch(`${api}/api/v1/alerts`)).json();
+    expect(alerts.data.alerts.map((a: Json) => `${a.labels.alertname}:${a.state}`)).toEqual([]);
+  });
+});

@@ -4,14 +4,10 @@ import { chromium, type BrowserContext } from 'playwright-core';
 /** Debian's Chromium (`.ci/run` installs it), or another binary named by CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Whether browser tests can run; when not, says so once on stderr for `suite`. */
-export function chromiumAvailable(suite: string): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  process.stderr.write(
-    `${suite} SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`,
-  );
-  return false;
-}
+/** Why browser tests cannot run here (for `skipWhen`), or `false` when they can. */
+export const CHROMIUM_MISSING: string | false =
+  !existsSync(CHROMIUM) &&
+  `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
 
 /**
  * Headless Chromium on a fresh profile (`profileDir`, the caller removes it). Without the
