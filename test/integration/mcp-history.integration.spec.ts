@@ -5,19 +5,6 @@ import { ToolCallHistory, type ToolCallRow } from '@app/mcp-history';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, matchesSchema, me, sql, walk, type Json } from './platform-api.fixtures.js';
 
-// Until the app module imports McpHistoryModule (directly or through the MCP server module), the
-// test server adds it, so these tests run the routes through the production pipeline either way.
-vi.mock('../../apps/server/src/app.module.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../apps/server/src/app.module.js')>();
-  const { McpHistoryModule } = await import('@app/mcp-history');
-  const forRoot = original.AppModule.forRoot.bind(original.AppModule);
-  original.AppModule.forRoot = (...args: Parameters<typeof forRoot>) => {
-    const wired = forRoot(...args);
-    return { ...wired, imports: [...(wired.imports ?? []), McpHistoryModule] };
-  };
-  return original;
-});
-
 const BASE = Date.parse('2026-03-01T10:00:00.000Z');
 const at = (minutes: number): string => new Date(BASE + minutes * 60_000).toISOString();
 
