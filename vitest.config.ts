@@ -1,7 +1,8 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Four test tiers, each runnable on its own (`npm run test:<tier>`); `npm test` runs them all.
+ * Five test tiers, each runnable on its own (`npm run test:<tier>`); `npm test` runs them all.
  *
  * - unit: one class or function, no database, no server (`*.spec.ts` next to the code, and
  *   `test/unit/`).
@@ -9,13 +10,25 @@ import { defineConfig } from 'vitest/config';
  *   (`test/integration/`, `*.integration.spec.ts` next to the code).
  * - e2e: real MCP clients, or the built server as a child process (`test/e2e/`; needs
  *   `npm run build`).
+ * - browser: headless Chromium against the server (`test/e2e/*.browser.e2e-spec.ts`). Nothing in
+ *   them depends on the database engine, so CI runs them once, not once per engine.
  * - ops: the deployment and monitoring artefacts proven against the real tools (`test/ops/`:
- *   Kubernetes schemas, promtool, a live Prometheus scraping the built server). Files that need
- *   `promtool`/`prometheus` skip with a message saying so when they are not installed.
+ *   Kubernetes schemas, promtool, a live Prometheus scraping the built server).
  *
- * Shared fixtures live in `test/support/`.
+ * A test that cannot run here skips with `skipWhen(reason)` (test/support/skip.ts) and the run
+ * ends with the list of skipped tests and their reasons. Shared fixtures live in `test/support/`.
+ *
+ * Speed (README, "Tests: how long they take"): every test database is a copy of one template
+ * migrated once per run (the global setup below); the integration tier's files share their
+ * worker's module cache (`isolate: false`: the app's ~3 s of imports once per worker, not once
+ * per file; every file still boots its own server over its own database); and files run two at a
+ * time even on 2 cores, since most of a file's time is spent waiting on its server and database.
  */
 const INTEGRATION = ['test/integration/**/*.spec.ts', '{libs,apps}/**/*.integration.spec.ts'];
+const BROWSER = ['test/e2e/**/*.browser.e2e-spec.ts'];
+
+/** One migrated template database per run, copied by every test database (@app/testing). */
+const DATABASE_TEMPLATE = ['test/support/database-template.global.ts'];
 
 export default defineConfig({
   resolve: { tsconfigPaths: true },
@@ -23,6 +36,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    maxWorkers: Math.max(2, availableParallelism()),
+    // The default reporter only counts skipped tests; this one also lists each with its reason.
+    reporters: ['default', './test/support/skip-reporter.ts'],
     projects: [
       {
         extends: true,
@@ -32,8 +48,28 @@ export default defineConfig({
           exclude: INTEGRATION,
         },
       },
-      { extends: true, test: { name: 'integration', include: INTEGRATION } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.e2e-spec.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          globalSetup: DATABASE_TEMPLATE,
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.e2e-spec.ts'],
+          exclude: BROWSER,
+          globalSetup: DATABASE_TEMPLATE,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: BROWSER, globalSetup: DATABASE_TEMPLATE },
+      },
       { extends: true, test: { name: 'ops', include: ['test/ops/**/*.spec.ts'] } },
     ],
   },
