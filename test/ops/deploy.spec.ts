@@ -22,6 +22,7 @@ import { Ajv, type SchemaObject, type ValidateFunction } from 'ajv';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { skipWhen } from '../support/skip.js';
 import {
   containersOf,
   isBuiltInKind,
@@ -1531,10 +1532,7 @@ function render(dir: string): Manifest[] {
   return done;
 }
 
-if (kustomizeUnavailable !== undefined)
-  console.warn(`test/ops/deploy.spec.ts: SKIPPED the kustomize renders — ${kustomizeUnavailable}`);
-
-describe.skipIf(kustomizeUnavailable !== undefined)('kubectl kustomize (the real one)', () => {
+describe('kubectl kustomize (the real one)', skipWhen(kustomizeUnavailable), () => {
   it.each(KUSTOMIZATIONS)('%s renders, and every object validates with no unknown field', (dir) => {
     const rendered = render(dir);
     expect(rendered.length).toBeGreaterThanOrEqual(7);
@@ -1594,8 +1592,9 @@ describe.skipIf(kustomizeUnavailable !== undefined)('kubectl kustomize (the real
   });
 });
 
-describe.skipIf(kustomizeUnavailable !== undefined)(
+describe(
   'production overlay (deploy/k8s/overlays/production)',
+  skipWhen(kustomizeUnavailable),
   () => {
     let production: Manifest[] = [];
     // oxlint-disable-next-line typescript/no-explicit-any -- manifests are read field by field
@@ -1676,7 +1675,7 @@ describe('the admin command as a Kubernetes Job and a compose service', () => {
     expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0);
   });
 
-  it.skipIf(kustomizeUnavailable !== undefined)('runs the image the base deploys', () => {
+  it('runs the image the base deploys', skipWhen(kustomizeUnavailable), () => {
     const rendered = at(one(render(BASE_DIR), 'Deployment')).spec.template.spec.containers[0];
     expect(container.image).toBe(rendered.image);
   });
