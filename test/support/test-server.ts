@@ -68,14 +68,17 @@ function requester(baseUrl: string, tokens: DemoTokenSecrets): TestServer['reque
 export async function startTestServer(
   overrides: Partial<AppConfig> = {},
   options: {
-    /** How the server reaches its database, given the test database's URL (e.g. via a proxy). */
-    databaseUrl?: (url: string) => string;
+    /**
+     * How the server reaches its database, given the test database's URL (e.g. via a proxy of the
+     * test's own, started here once the embedded engine's port is known).
+     */
+    databaseUrl?: (url: string) => string | Promise<string>;
   } = {},
 ): Promise<TestServer> {
   const db = await createTestDatabase();
   let server: RunningServer;
   try {
-    const databaseUrl = options.databaseUrl?.(db.url);
+    const databaseUrl = await options.databaseUrl?.(db.url);
     const config = testConfig(
       db,
       databaseUrl === undefined ? overrides : { ...overrides, databaseUrl },

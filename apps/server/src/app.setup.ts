@@ -7,7 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { defaultAdminConsoleDir, registerAdminConsole } from '@app/admin-console';
 import type { AppConfig } from '@app/config';
 import { mapException, writeClientError } from '@app/errors';
-import { poolStats } from '@app/database';
+import { poolStats, withDatabaseDeadline } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
 import { ipRateLimitHook, RateLimitService } from '@app/rate-limit';
@@ -51,10 +51,15 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
       return id;
     },
   });
-  // The per-IP budget is the first onRequest hook of all, ahead of the one Nest adds for its
+  // Every request's database waits (the per-IP budget's too) draw on one deadline, started before
+  // anything else runs: the rest of the request, body parsing included, runs inside it.
+  const fastify = adapter.getInstance();
+  fastify.addHook('onRequest', (_request, _reply, done) => {
+    withDatabaseDeadline(config.requestDeadlineMs, done);
+  });
+  // The per-IP budget is the next onRequest hook, ahead of the one Nest adds for its
   // middleware, where the OAuth server is mounted: a hook added after that one never sees
   // /oauth/* (client registration, token, authorize). configureApp supplies the budget.
-  const fastify = adapter.getInstance();
   fastify.addHook('onRequest', async (request, reply) => {
     await ipBudgets.get(fastify)?.(request, reply);
   });

@@ -142,6 +142,14 @@ export class AppConfig {
   @IntInRange(1, 100)
   dbPoolSize = 10;
 
+  /**
+   * The database waiting one request may do in total: pool checkout, every statement, locks. A
+   * frozen or cut database is answered 503 SERVICE_UNAVAILABLE (tools: an isError result) after
+   * this much, whatever the request would have run.
+   */
+  @IntInRange(100, 60_000)
+  requestDeadlineMs = 5_000;
+
   /** Longest a statement may run (server `statement_timeout`; the client gives up 1 s later). */
   @IntInRange(100, 600_000)
   dbStatementTimeoutMs = 5_000;

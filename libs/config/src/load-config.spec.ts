@@ -112,6 +112,7 @@ describe('NODE_ENV and the database bounds', () => {
 
   it('bounds the database by default in seconds, configurable', () => {
     expect(loadConfig({})).toMatchObject({
+      requestDeadlineMs: 5_000,
       dbStatementTimeoutMs: 5_000,
       dbIdleInTransactionTimeoutMs: 10_000,
       dbConnectTimeoutMs: 3_000,
@@ -119,6 +120,8 @@ describe('NODE_ENV and the database bounds', () => {
     });
     expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '800' }).dbStatementTimeoutMs).toBe(800);
     expect(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: '0' })).toThrow(/DB_CONNECT_TIMEOUT_MS/);
+    expect(loadConfig({ REQUEST_DEADLINE_MS: '2500' }).requestDeadlineMs).toBe(2_500);
+    expect(() => loadConfig({ REQUEST_DEADLINE_MS: '10' })).toThrow(/REQUEST_DEADLINE_MS/);
   });
 });
 

@@ -28,6 +28,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['RATE_LIMIT_PER_IP_PER_MINUTE', 'rateLimitPerIpPerMinute', 'int'],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
   ['DB_POOL_SIZE', 'dbPoolSize', 'int'],
+  ['REQUEST_DEADLINE_MS', 'requestDeadlineMs', 'int'],
   ['DB_STATEMENT_TIMEOUT_MS', 'dbStatementTimeoutMs', 'int'],
   ['DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 'dbIdleInTransactionTimeoutMs', 'int'],
   ['DB_CONNECT_TIMEOUT_MS', 'dbConnectTimeoutMs', 'int'],

@@ -1,4 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
+import { deadlineAwarePg } from './database-deadline.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /**
@@ -49,6 +50,8 @@ export function dataSourceOptions(
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',
     synchronize: false,
+    // The app's waits are bounded by each request's deadline (withDatabaseDeadline).
+    ...(timeouts === undefined ? {} : { driver: deadlineAwarePg }),
     extra: { max: poolSize, idleTimeoutMillis: 30_000, ...bounded },
     applicationName: 'platform-mcp',
   };

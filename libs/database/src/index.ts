@@ -14,3 +14,8 @@ export {
 } from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';
 export { escapeLike, purgeExpiredRows, returnedRow } from './sql-text.js';
+export {
+  databaseTimeLeftMs,
+  DatabaseDeadlineExceeded,
+  withDatabaseDeadline,
+} from './database-deadline.js';

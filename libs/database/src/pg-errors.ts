@@ -51,6 +51,8 @@ const UNAVAILABLE_SOCKET_CODES = new Set([
   'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
+  // The request's database deadline ran out (database-deadline.ts).
+  'DATABASE_DEADLINE_EXCEEDED',
 ]);
 /** What `pg` says when a connection or a query runs out of time or is cut. */
 const UNAVAILABLE_MESSAGES =

@@ -218,7 +218,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
       void reply.header('www-authenticate', this.options.challenge(path, code));
     }
-    const retryAfter = retryAfterOf(envelope.error.details);
+    // Every 503 says when to come back (readiness's own too), not only those that carry it.
+    const retryAfter =
+      retryAfterOf(envelope.error.details) ??
+      (status === 503 ? (this.options.unavailableRetryAfterSeconds ?? 5) : undefined);
     if ((status === 429 || status === 503) && typeof retryAfter === 'number')
       void reply.header('retry-after', String(retryAfter));
     if (this.options.jsonRpcPaths.includes(path) && status === 413) {

@@ -198,7 +198,7 @@ describe('DestructiveToolGate', () => {
   });
 
   it('an unavailable confirmation store refuses the call (confirmation_unavailable); nothing runs', async () => {
-    const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const logged = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const s = setup({ redeem: new ConfirmationUnavailableError(new Error('down')) });
     const decision = await s.check({
       requestState: 's',
@@ -208,6 +208,23 @@ describe('DestructiveToolGate', () => {
       kind: 'refused',
       envelope: { error: { code: 'confirmation_unavailable' } },
     });
+    expect(s.recorded).toEqual(['refused_unavailable']);
+    expect(logged).toHaveBeenCalledOnce();
+    logged.mockRestore();
+  });
+
+  it('a first call whose target cannot be read (database unavailable, 503) is confirmation_unavailable, not an internal error', async () => {
+    const logged = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const envelope = {
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'down', details: { retry_after_seconds: 5 } },
+    };
+    const s = setup({ lookup: { status: 503, body: envelope, text: JSON.stringify(envelope) } });
+    const decision = await s.check({});
+    expect(decision).toMatchObject({
+      kind: 'refused',
+      envelope: { error: { code: 'confirmation_unavailable' } },
+    });
+    expect(s.asked).toHaveLength(0);
     expect(s.recorded).toEqual(['refused_unavailable']);
     expect(logged).toHaveBeenCalledOnce();
     logged.mockRestore();

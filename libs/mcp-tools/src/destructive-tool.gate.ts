@@ -97,7 +97,8 @@ export class DestructiveToolGate {
     } catch (err) {
       if (err instanceof ConfirmationUnavailableError) {
         this.metrics.recordConfirmation('refused_unavailable');
-        this.logger.error({ err, requestId: caller.requestId }, 'confirmation store unavailable');
+        // An outage of the database, not a fault of ours: counted and alerted as such.
+        this.logger.warn({ err, requestId: caller.requestId }, 'confirmation store unavailable');
         return refused(
           null,
           'confirmation_unavailable',
@@ -196,6 +197,8 @@ export class DestructiveToolGate {
     const id = typeof args.id === 'string' && args.id !== '' ? args.id : '-';
     const res = await this.dispatcher.dispatch(caller, spec.lookup, { params: { id } });
     if (res.status === 200 && isJsonObject(res.body)) return { record: res.body };
+    // The database could not answer in time: no question can be asked, so nothing may run.
+    if (res.status === 503) throw new ConfirmationUnavailableError(envelopeOf(res.body));
     const envelope = res.status < 500 ? envelopeOf(res.body) : undefined;
     if (envelope !== undefined) return { envelope };
     throw new Error(`Looking up ${spec.lookup.path} answered ${res.status}`);
