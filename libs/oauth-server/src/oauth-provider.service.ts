@@ -11,6 +11,7 @@ import {
 } from 'oidc-provider';
 import { AppConfig } from '@app/config';
 import { MembershipsRepository, newTokenSecret, TokensRepository } from '@app/identity';
+import { RateLimitService } from '@app/rate-limit';
 import { hmac } from './browser-secrets.js';
 import { clientDocumentUrlRefusal } from './client-document-url.js';
 import { PostgresOidcAdapter, restoreConsumed } from './oidc-adapter.js';
@@ -50,6 +51,7 @@ export class OAuthProviderService implements OnModuleInit {
     private readonly records: OAuthRecordsRepository,
     private readonly tokens: TokensRepository,
     private readonly memberships: MembershipsRepository,
+    private readonly limits: RateLimitService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -71,6 +73,35 @@ export class OAuthProviderService implements OnModuleInit {
     return this.config.baseUrl;
   }
 
+  /**
+   * Dynamic Client Registration quotas, before the library reads the request: per client IP and
+   * in total, per hour, shared by every replica. Past either, 429 with `Retry-After`; a client
+   * that cannot register can still identify itself with a Client ID Metadata Document.
+   */
+  private registrationQuota(): KoaMiddleware {
+    return async (ctx, next) => {
+      if (ctx.method !== 'POST' || ctx.path !== '/register') {
+        await next();
+        return;
+      }
+      const perIp = await this.limits.consumeQuota('registration_ip', ctx.ip);
+      const decision = perIp.allowed
+        ? await this.limits.consumeQuota('registration_total', 'all')
+        : perIp;
+      if (decision.allowed) {
+        await next();
+        return;
+      }
+      ctx.status = 429;
+      ctx.set('retry-after', String(decision.retryAfterSeconds));
+      ctx.set('cache-control', 'no-store');
+      ctx.body = {
+        error: 'temporarily_unavailable',
+        error_description: `Too many client registrations ${perIp.allowed ? 'on this server' : 'from this address'}; try again in ${decision.retryAfterSeconds} s, or identify the client with a Client ID Metadata Document (no registration needed)`,
+      };
+    };
+  }
+
   private build(keys: readonly unknown[]): Provider {
     const config = this.config;
     const resource = config.mcpUrl;
@@ -83,7 +114,11 @@ export class OAuthProviderService implements OnModuleInit {
 
     const configuration: Configuration = {
       adapter: (model: string) =>
-        new PostgresOidcAdapter(model, records, tokens, { clientName, defaultAudience: resource }),
+        new PostgresOidcAdapter(model, records, tokens, {
+          clientName,
+          defaultAudience: resource,
+          unusedClientTtlSeconds: config.oauthUnusedClientTtlSeconds,
+        }),
       clients: [],
       async findAccount(_ctx, sub) {
         const member = await memberships.findPersonOfMembership(sub);
@@ -223,6 +258,7 @@ export class OAuthProviderService implements OnModuleInit {
 
     provider = new Provider(config.baseUrl, configuration);
     provider.proxy = config.trustProxy;
+    provider.use(this.registrationQuota());
     // Access tokens are our opaque `oat_` secrets, so /mcp authenticates them like any token.
     // The library's own generator still runs first (it settles the token's format).
     const prototype: object = provider.AccessToken.prototype;
@@ -248,6 +284,8 @@ export class OAuthProviderService implements OnModuleInit {
     return provider;
   }
 }
+
+type KoaMiddleware = Parameters<Provider['use']>[0];
 
 function isJwk(value: unknown): value is JWK {
   return typeof value === 'object' && value !== null && 'kty' in value;

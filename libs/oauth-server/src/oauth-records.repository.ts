@@ -90,6 +90,15 @@ export class OAuthRecordsRepository {
     await this.ds.query(`DELETE FROM oauth_records WHERE model = $1 AND id = $2`, [model, idHash]);
   }
 
+  /** A registered client a person authorized: it no longer expires. */
+  async keepClient(idHash: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE oauth_records SET expires_at = NULL
+        WHERE model = 'Client' AND id = $1 AND expires_at IS NOT NULL`,
+      [idHash],
+    );
+  }
+
   async destroyGrant(model: string, grantId: string): Promise<void> {
     await this.ds.query(`DELETE FROM oauth_records WHERE model = $1 AND grant_id = $2`, [
       model,

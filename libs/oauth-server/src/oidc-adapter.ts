@@ -33,6 +33,8 @@ export async function restoreConsumed(
 export interface AccessTokenContext {
   clientName(clientId: string): Promise<string>;
   defaultAudience: string;
+  /** How long a self-registered client lives until a person authorizes it. */
+  unusedClientTtlSeconds: number;
 }
 
 /**
@@ -51,7 +53,13 @@ export class PostgresOidcAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     if (this.model === 'AccessToken') await this.storeAccessToken(id, payload, expiresIn);
-    await this.records.upsert(this.model, hashTokenSecret(id), { ...payload }, expiresIn);
+    // A registered client (the library gives it no expiry) expires unless a person authorizes it
+    // (the grant below keeps it): registrations nobody uses do not pile up.
+    const lifetime =
+      this.model === 'Client' ? (expiresIn ?? this.tokens.unusedClientTtlSeconds) : expiresIn;
+    await this.records.upsert(this.model, hashTokenSecret(id), { ...payload }, lifetime);
+    if (this.model === 'Grant' && typeof payload.clientId === 'string')
+      await this.records.keepClient(hashTokenSecret(payload.clientId));
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
