@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outcomeOf, REFUSAL_STATUSES } from '@app/mcp-history';
+import { outcomeOf } from '@app/mcp-history';
+import { TOOL_CALL_REFUSAL_STATUSES } from '@app/mcp-transport';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, matchesSchema, me, sql, type Json } from './platform-api.fixtures.js';
 
@@ -164,7 +165,7 @@ describe('the admin console’s activity endpoints', () => {
         'NOT_FOUND',
         'VALIDATION_ERROR',
         'confirmation_unavailable',
-        ...REFUSAL_STATUSES,
+        ...TOOL_CALL_REFUSAL_STATUSES,
       ];
       for (const status of statuses) {
         const minute = 100 + statuses.indexOf(status);

@@ -44,6 +44,42 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The four authorization outcomes (each names who can fix it: the client, the person, an admin, or nobody). */
+export const AUTHORIZATION_CODES = [
+  'key_owner_not_member',
+  'membership_inactive',
+  'insufficient_scope',
+  'insufficient_permission',
+] as const satisfies readonly ErrorCode[];
+
+/** What a destructive MCP tool's confirmation can answer that keeps the tool from running. */
+export const CONFIRMATION_REFUSAL_CODES = [
+  'confirmation_required',
+  'confirmation_replayed',
+  'USER_DECLINED',
+] as const satisfies readonly ErrorCode[];
+
+/**
+ * The codes an MCP tool's `isError` result carries: the REST API's own answers to the call, the
+ * database not serving it in time, the confirmation's outcomes and the authorization refusals.
+ * A test walks every catalogue tool's possible answers against this list.
+ */
+export const TOOL_RESULT_CODES = [
+  'VALIDATION_ERROR',
+  'NOT_FOUND',
+  'CONFLICT',
+  'DUPLICATE_ERROR',
+  'BAD_REQUEST',
+  'FORBIDDEN',
+  'EXTERNAL_SERVICE_ERROR',
+  // The database could not serve the call in time: an outage, not a bug of ours.
+  'SERVICE_UNAVAILABLE',
+  ...CONFIRMATION_REFUSAL_CODES,
+  'confirmation_unavailable',
+  ...AUTHORIZATION_CODES,
+] as const satisfies readonly ErrorCode[];
+export type ToolResultCode = (typeof TOOL_RESULT_CODES)[number];
+
 export function httpStatusOf(code: ErrorCode): number {
   return ERROR_STATUS[code];
 }

@@ -1,4 +1,13 @@
-export { ERROR_STATUS, httpStatusOf, isErrorCode, type ErrorCode } from './error-codes.js';
+export {
+  AUTHORIZATION_CODES,
+  CONFIRMATION_REFUSAL_CODES,
+  ERROR_STATUS,
+  httpStatusOf,
+  isErrorCode,
+  TOOL_RESULT_CODES,
+  type ErrorCode,
+  type ToolResultCode,
+} from './error-codes.js';
 export { DomainError, toEnvelope, type ErrorEnvelope, type FieldError } from './domain.error.js';
 export {
   ApiExceptionFilter,

@@ -17,12 +17,7 @@ export {
   ListConfirmationsQueryDto,
 } from './confirmation-history.dto.js';
 export { MCP_HISTORY_ENDPOINTS } from './mcp-history.endpoints.js';
-export {
-  outcomeOf,
-  REFUSAL_STATUSES,
-  TOOL_CALL_OUTCOMES,
-  type ToolCallOutcome,
-} from './tool-call-outcome.js';
+export { outcomeOf, TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './tool-call-outcome.js';
 export {
   ToolCallDetailDto,
   ToolCallFacetsDto,

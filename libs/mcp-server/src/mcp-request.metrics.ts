@@ -1,9 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { eraLabel, type McpObservation } from '@app/mcp-transport';
+import {
+  eraLabel,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  rpcErrorStatus,
+  type McpObservation,
+} from '@app/mcp-transport';
 import { MetricsService, type McpEra, type McpRequestOutcome } from '@app/metrics';
 
 const NOTIFICATION_PREFIX = 'notifications/';
-const FRAMING_ERRORS = new Set(['rpc_error:-32700', 'rpc_error:-32600']);
+const FRAMING_ERRORS: ReadonlySet<string> = new Set(
+  [PARSE_ERROR, INVALID_REQUEST].map(rpcErrorStatus),
+);
 
 /**
  * The endpoint's `observe` hook → `mcp_requests_total` / `mcp_request_duration_seconds`. A
@@ -42,7 +51,7 @@ export class McpRequestMetrics {
       if (method === 'unknown' || method.startsWith(NOTIFICATION_PREFIX)) return 'notification';
       return event.toolError === true ? 'tool_error' : 'ok';
     }
-    return outcome === 'rpc_error:-32603' ? 'internal_error' : 'protocol_error';
+    return outcome === rpcErrorStatus(INTERNAL_ERROR) ? 'internal_error' : 'protocol_error';
   }
 }
 

@@ -1,6 +1,6 @@
 import { isJsonObject, sanitizeForPrompt, unreachable } from '@app/common';
 import { Injectable, Logger } from '@nestjs/common';
-import { toEnvelope, type ErrorEnvelope } from '@app/errors';
+import { CONFIRMATION_REFUSAL_CODES, toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
   CONFIRMATION_INPUT_KEY,
@@ -207,11 +207,7 @@ export class DestructiveToolGate {
 
 function refused(
   confirmationId: string | null,
-  code:
-    | 'confirmation_required'
-    | 'confirmation_unavailable'
-    | 'confirmation_replayed'
-    | 'USER_DECLINED',
+  code: (typeof CONFIRMATION_REFUSAL_CODES)[number] | 'confirmation_unavailable',
   message: string,
 ): GateDecision {
   return { kind: 'refused', confirmationId, envelope: toEnvelope(code, message) };

@@ -1,5 +1,11 @@
 import { isJsonObject, textRefusal } from '@app/common';
-import { isErrorCode, toEnvelope, type DomainError, type ErrorEnvelope } from '@app/errors';
+import {
+  AUTHORIZATION_CODES,
+  isErrorCode,
+  toEnvelope,
+  type DomainError,
+  type ErrorEnvelope,
+} from '@app/errors';
 import { INVALID_PARAMS, McpError } from '@app/mcp-transport';
 
 /*
@@ -25,12 +31,7 @@ export const AUTHORIZATION_REFUSED = -31403;
  * The four authorization outcomes (each names who can fix it: the client, the person, an admin, or
  * nobody), as their envelope codes.
  */
-const AUTHORIZATION_CODES: ReadonlySet<string> = new Set([
-  'key_owner_not_member',
-  'membership_inactive',
-  'insufficient_scope',
-  'insufficient_permission',
-]);
+const AUTHORIZATION: ReadonlySet<string> = new Set(AUTHORIZATION_CODES);
 
 /** A REST body in the API's error envelope (a known code and a message), or undefined. */
 export function envelopeOf(body: unknown): ErrorEnvelope | undefined {
@@ -44,9 +45,7 @@ export function envelopeOf(body: unknown): ErrorEnvelope | undefined {
 /** A REST body that is one of the four authorization refusals, as its envelope. */
 export function authorizationEnvelopeOf(body: unknown): ErrorEnvelope | undefined {
   const envelope = envelopeOf(body);
-  return envelope !== undefined && AUTHORIZATION_CODES.has(envelope.error.code)
-    ? envelope
-    : undefined;
+  return envelope !== undefined && AUTHORIZATION.has(envelope.error.code) ? envelope : undefined;
 }
 
 /** The -31403 protocol error for an authorization refusal (handlers without `isError`). */

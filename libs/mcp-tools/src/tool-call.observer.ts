@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { MetricsService } from '@app/metrics';
 import {
-  MetricsService,
-  TOOL_CALL_STATUS_SET,
-  boundLabel,
+  eraLabel,
+  isErrorResultStatus,
+  type McpRequestContext,
   type ToolCallStatus,
-} from '@app/metrics';
-import { eraLabel, type McpRequestContext } from '@app/mcp-transport';
+} from '@app/mcp-transport';
 import { ConfirmationLedger } from '@app/mcp-confirmations';
 import { ToolCallHistory } from '@app/mcp-history';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
@@ -21,8 +21,7 @@ export interface ToolCallOutcome {
   receivedAt: string;
   ctx: McpRequestContext;
   extra: McpCallExtra;
-  /** `ok`, `input_required`, the isError code, or `rpc_error:<code>`. */
-  status: string;
+  status: ToolCallStatus;
   confirmationId: string | null;
   args: Record<string, unknown> | undefined;
   readOnly: boolean;
@@ -30,8 +29,6 @@ export interface ToolCallOutcome {
   consumedConfirmation: boolean;
   durationMs: number;
 }
-
-const RESULT_STATUSES = new Set(['ok', 'input_required']);
 
 /**
  * The one choke point after every tools/call: exactly one structured log line (no secrets, no
@@ -50,7 +47,7 @@ export class ToolCallObserver {
   async completed(o: ToolCallOutcome): Promise<void> {
     const p = o.extra.principal;
     const client = clientNameOf(o.ctx, o.extra);
-    const isError = !RESULT_STATUSES.has(o.status) && !o.status.startsWith('rpc_error:');
+    const isError = isErrorResultStatus(o.status);
     this.logger.log({
       msg: 'tools/call',
       tool: o.tool ?? o.attemptedTool,
@@ -66,11 +63,7 @@ export class ToolCallObserver {
       confirmation: o.confirmationId,
       requestId: o.extra.requestId,
     });
-    const metricStatus: ToolCallStatus = boundLabel(
-      o.status.startsWith('rpc_error:') ? o.status.slice('rpc_error:'.length) : o.status,
-      TOOL_CALL_STATUS_SET,
-    );
-    this.metrics.recordToolCall(o.tool ?? 'unknown', metricStatus, o.durationMs / 1000);
+    this.metrics.recordToolCall(o.tool ?? 'unknown', o.status, o.durationMs / 1000);
     const confirmationId = o.consumedConfirmation ? o.confirmationId : null;
     try {
       await this.history.record(

@@ -6,8 +6,12 @@ import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
   McpError,
+  INTERNAL_ERROR,
   INVALID_PARAMS,
   normalizeClientString,
+  rpcErrorStatus,
+  UNCODED_TOOL_ERROR,
+  type ToolCallStatus,
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
@@ -31,7 +35,7 @@ interface Progress {
 }
 
 /** A finished call: its status for the history and what the client gets (a result or an error). */
-type Executed = Progress & { status: string } & (
+type Executed = Progress & { status: ToolCallStatus } & (
     { outcome: McpHandlerOutcome; error?: undefined } | { error: unknown; outcome?: undefined }
   );
 
@@ -192,7 +196,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
         outcome.kind === 'input_required'
           ? 'input_required'
           : outcome.result.isError === true
-            ? 'tool_error'
+            ? UNCODED_TOOL_ERROR
             : 'ok';
       return { ...progress, status, outcome };
     } catch (err) {
@@ -270,7 +274,7 @@ function refusedWith(envelope: ErrorEnvelope, progress: Progress): Executed {
 
 /** A protocol error: the transport answers it as a JSON-RPC error (-32603 for anything unexpected). */
 function failed(err: unknown, ctx: McpRequestContext, progress: Progress): Executed {
-  const status = err instanceof McpError ? `rpc_error:${err.codeFor(ctx.era)}` : 'rpc_error:-32603';
+  const status = rpcErrorStatus(err instanceof McpError ? err.codeFor(ctx.era) : INTERNAL_ERROR);
   return { ...progress, status, error: err };
 }
 

@@ -21,6 +21,7 @@ import {
   UNSUPPORTED_PROTOCOL_VERSION,
 } from './mcp-protocol.constants.js';
 import { LOGGING_LEVEL_ORDER, type RequestChannel } from './request-channel.js';
+import { rpcErrorStatus } from './tool-call-status.js';
 
 /*
  * What both eras of the endpoint share: how a request is labelled for `observe`, and how an answer
@@ -138,7 +139,7 @@ export const reply = {
     return handled(
       to,
       jsonResponse(status, errorBody(to.id, code, message, options.data)),
-      `rpc_error:${code}`,
+      rpcErrorStatus(code),
     );
   },
 

@@ -15,6 +15,7 @@ import { McpError } from './mcp.error.js';
 import type { PendingClientRequests } from './pending-client-requests.js';
 import { RequestChannel, type LoggingLevel } from './request-channel.js';
 import { jsonResponse, reply, statusForCode, type Handled } from './endpoint-reply.js';
+import { rpcErrorStatus } from './tool-call-status.js';
 
 /** A caller-supplied handler as served in one era. */
 export interface HandlerRoute<TExtra> {
@@ -156,7 +157,7 @@ export class HandlerRunner<TExtra> {
       era: ctx.era,
       protocolVersion: ctx.protocolVersion,
       method: call.label,
-      outcome: `rpc_error:${code}`,
+      outcome: rpcErrorStatus(code),
     };
   }
 

@@ -52,6 +52,17 @@ export type {
 } from './mcp-endpoint.types.js';
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 export {
+  isErrorResultStatus,
+  RPC_ERROR_PREFIX,
+  rpcErrorCodeOf,
+  rpcErrorStatus,
+  TOOL_CALL_REFUSAL_STATUSES,
+  TOOL_CALL_SUCCESS_STATUSES,
+  UNCODED_TOOL_ERROR,
+  type RpcErrorStatus,
+  type ToolCallStatus,
+} from './tool-call-status.js';
+export {
   MAX_CLIENT_STRING_LENGTH,
   normalizeClientString,
   userAgentProduct,

@@ -2,6 +2,7 @@ import type { HandledMethod } from './mcp-protocol.constants.js';
 import type { McpSessionIds } from './session-id.codec.js';
 import type { ParamHeader } from './param-headers.js';
 import type { McpRequestChannel } from './request-channel.js';
+import type { RpcErrorStatus } from './tool-call-status.js';
 
 /** An authenticated `POST /mcp` as the controller hands it over. */
 export interface McpHttpRequest {
@@ -122,7 +123,7 @@ export interface McpServerInfo {
 }
 
 /** `'ok' | 'input_required' | 'rpc_error:<code>' | 'http_<status>'` */
-export type McpOutcomeLabel = 'ok' | 'input_required' | `rpc_error:${number}` | `http_${number}`;
+export type McpOutcomeLabel = 'ok' | 'input_required' | RpcErrorStatus | `http_${number}`;
 
 /** Emitted once per handled message, for metrics. Every label value is bounded. */
 export interface McpObservation {

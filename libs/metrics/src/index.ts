@@ -10,6 +10,7 @@ export {
   METRICS,
   TOOL_CALL_STATUS_SET,
   TOOL_CALL_STATUSES,
+  toolCallStatusLabel,
   TRANSPORT_REJECTION_REASONS,
   UNKNOWN_LABEL_VALUE,
   type ConfirmationOutcome,
@@ -20,7 +21,7 @@ export {
   type MetricKey,
   type MetricType,
   type RateLimitBudget,
-  type ToolCallStatus,
+  type ToolCallStatusLabel,
   type TransportRejectionReason,
 } from './metrics.catalogue.js';
 export {

@@ -5,7 +5,16 @@
  * against this file. Add a metric here first; never create one anywhere else.
  */
 
-import { ERA_LABELS } from '@app/mcp-transport';
+import { TOOL_RESULT_CODES } from '@app/errors';
+import {
+  ERA_LABELS,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  rpcErrorCodeOf,
+  TOOL_CALL_SUCCESS_STATUSES,
+  UNCODED_TOOL_ERROR,
+  type ToolCallStatus,
+} from '@app/mcp-transport';
 
 export type MetricType = 'counter' | 'gauge' | 'histogram';
 
@@ -76,36 +85,26 @@ export const MCP_REQUEST_OUTCOMES = [
 export type McpRequestOutcome = (typeof MCP_REQUEST_OUTCOMES)[number];
 
 /**
- * Status of one tools/call, the same vocabulary as its log line: `ok`, `input_required`, the error
- * code of an `isError` result, or the JSON-RPC error code as a string. Anything else is `unknown`.
+ * The `status` label of `mcp_tool_calls_total`: a tool call's status (`ToolCallStatus`,
+ * @app/mcp-transport) with a JSON-RPC error as its bare code. The error codes are the ones an
+ * `isError` result carries (`TOOL_RESULT_CODES`); the JSON-RPC codes those a tool call can end in
+ * (bad arguments, and anything unexpected). Anything else is `unknown`.
  */
+const TOOL_CALL_RPC_CODES = [`${INVALID_PARAMS}`, `${INTERNAL_ERROR}`] as const;
 export const TOOL_CALL_STATUSES = [
-  'ok',
-  'input_required',
-  'VALIDATION_ERROR',
-  'NOT_FOUND',
-  'CONFLICT',
-  'DUPLICATE_ERROR',
-  'BAD_REQUEST',
-  'FORBIDDEN',
-  'EXTERNAL_SERVICE_ERROR',
-  // The database could not serve the call in time: an outage, not a bug of ours.
-  'SERVICE_UNAVAILABLE',
-  'USER_DECLINED',
-  'confirmation_required',
-  'confirmation_replayed',
-  'confirmation_unavailable',
-  'insufficient_scope',
-  'insufficient_permission',
-  'membership_inactive',
-  'key_owner_not_member',
-  '-32602',
-  '-32603',
+  ...TOOL_CALL_SUCCESS_STATUSES,
+  ...TOOL_RESULT_CODES,
+  UNCODED_TOOL_ERROR,
+  ...TOOL_CALL_RPC_CODES,
   UNKNOWN_LABEL_VALUE,
 ] as const;
-export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
-/** For `boundLabel(code, TOOL_CALL_STATUS_SET)` when the status comes from an envelope's `code`. */
-export const TOOL_CALL_STATUS_SET: ReadonlySet<ToolCallStatus> = new Set(TOOL_CALL_STATUSES);
+export type ToolCallStatusLabel = (typeof TOOL_CALL_STATUSES)[number];
+export const TOOL_CALL_STATUS_SET: ReadonlySet<ToolCallStatusLabel> = new Set(TOOL_CALL_STATUSES);
+
+/** The metric label of a tool call's status (see {@link TOOL_CALL_STATUSES}). */
+export function toolCallStatusLabel(status: ToolCallStatus): ToolCallStatusLabel {
+  return boundLabel(String(rpcErrorCodeOf(status) ?? status), TOOL_CALL_STATUS_SET);
+}
 
 /** What happened to a confirmation of a destructive tool. */
 export const CONFIRMATION_OUTCOMES = [

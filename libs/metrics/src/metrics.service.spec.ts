@@ -5,9 +5,18 @@ import {
   DEFAULT_PROCESS_METRIC_NAMES,
   METRICS,
   TOOL_CALL_STATUS_SET,
+  toolCallStatusLabel,
   type MetricDefinition,
 } from './metrics.catalogue.js';
 import { METRICS_CONTENT_TYPE, MetricsService } from './metrics.service.js';
+import { TOOL_RESULT_CODES } from '@app/errors';
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  rpcErrorStatus,
+  UNCODED_TOOL_ERROR,
+  type ToolCallStatus,
+} from '@app/mcp-transport';
 
 interface Sample {
   name: string;
@@ -232,5 +241,27 @@ describe('boundLabel', () => {
     expect(boundLabel('GET_ACCOUNT', tools)).toBe('unknown');
     expect(boundLabel('', tools)).toBe('unknown');
     expect(boundLabel('INTERNAL_ERROR', TOOL_CALL_STATUS_SET)).toBe('unknown');
+  });
+});
+
+describe('toolCallStatusLabel: the label of every status a tool call can end in', () => {
+  it('counts each under its own name, never as unknown', () => {
+    const statuses: ToolCallStatus[] = [
+      'ok',
+      'input_required',
+      UNCODED_TOOL_ERROR,
+      ...TOOL_RESULT_CODES,
+      rpcErrorStatus(INVALID_PARAMS),
+      rpcErrorStatus(INTERNAL_ERROR),
+    ];
+    const unknown = statuses.filter((s) => toolCallStatusLabel(s) === 'unknown');
+    expect(unknown).toEqual([]);
+    expect(toolCallStatusLabel(rpcErrorStatus(INVALID_PARAMS))).toBe('-32602');
+    expect(toolCallStatusLabel('SERVICE_UNAVAILABLE')).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('bounds what is not a tool call status', () => {
+    expect(toolCallStatusLabel('INTERNAL_ERROR')).toBe('unknown');
+    expect(toolCallStatusLabel(rpcErrorStatus(-32700))).toBe('unknown');
   });
 });

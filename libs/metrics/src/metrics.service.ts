@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ToolCallStatus } from '@app/mcp-transport';
 import {
   METRICS,
+  toolCallStatusLabel,
   type ConfirmationOutcome,
   type McpEra,
   type McpRequestOutcome,
   type MetricDefinition,
   type RateLimitBudget,
-  type ToolCallStatus,
   type TransportRejectionReason,
 } from './metrics.catalogue.js';
 
@@ -71,7 +72,7 @@ export class MetricsService {
 
   /** One tools/call, after it finished (whatever its status). `tool` must be a registered name or `'unknown'`. */
   recordToolCall(tool: string, status: ToolCallStatus, seconds: number): void {
-    this.mcpToolCalls.inc({ tool, status });
+    this.mcpToolCalls.inc({ tool, status: toolCallStatusLabel(status) });
     observe(this.mcpToolCallDuration, { tool }, seconds);
   }
 

@@ -6,7 +6,7 @@ import {
   ApiResponse,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ERROR_STATUS, type ErrorCode } from '@app/errors';
+import { AUTHORIZATION_CODES, ERROR_STATUS, type ErrorCode } from '@app/errors';
 
 /** One field to fix: the shape of `details` entries for every code with field-level details. */
 class ApiFieldError {
@@ -46,10 +46,7 @@ export class ApiErrorEnvelope {
 export const AUTH_ERROR_CODES = [
   'UNAUTHENTICATED',
   'INVALID_TOKEN',
-  'key_owner_not_member',
-  'membership_inactive',
-  'insufficient_scope',
-  'insufficient_permission',
+  ...AUTHORIZATION_CODES,
 ] as const satisfies readonly ErrorCode[];
 
 /** Documents the error codes a route answers with, grouped by HTTP status, in the API envelope. */
