@@ -5,7 +5,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
-import { AppConfig, ConfigModule } from '@app/config';
+import { AppConfig, ConfigModule, MCP_PATH } from '@app/config';
 import { DatabaseModule, isDatabaseUnavailable, logSafeError } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
@@ -26,7 +26,6 @@ import { OrgAdminModule } from '@app/org-admin';
 import { OAuthServerModule } from '@app/oauth-server';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
-const MCP_PATH = '/mcp';
 
 /** Wiring only: which libraries make up the server, and the global filter and guards. */
 @Module({})

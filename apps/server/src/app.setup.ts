@@ -5,32 +5,50 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { defaultAdminConsoleDir, registerAdminConsole } from '@app/admin-console';
-import type { AppConfig } from '@app/config';
-import { mapException, writeClientError } from '@app/errors';
+import { MCP_PATH, type AppConfig } from '@app/config';
+import { mapException, writeClientError, writeExpectationFailed } from '@app/errors';
 import { poolStats, withDatabaseDeadline } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
 import { ipRateLimitHook, RateLimitService } from '@app/rate-limit';
-import { registerMcpRejectionMetrics, registerMcpTransportSecurity } from '@app/mcp-server';
+import { registerMcpRejectionMetrics, requestGate } from '@app/mcp-server';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/mcp-transport';
 import { mountOAuthServer } from '@app/oauth-server';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const FORM_BODY_LIMIT_BYTES = 16 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
-/** Paths whose JSON body is handed over unparsed (the MCP endpoint parses its own JSON-RPC). */
-const RAW_JSON_PATHS = new Set(['/mcp']);
+/** How often Node looks for requests that outlived the receive timeout (its default is 30 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
-/** The Fastify instance, the same for the server and the test harness. */
 /** The per-IP budget of each Fastify instance, once its app is configured. */
 const ipBudgets = new WeakMap<
   object,
   (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 >();
 
+/** Every route registered on each Fastify instance (method and pattern), in registration order. */
+const routeTables = new WeakMap<object, { method: string; url: string }[]>();
+
+/** The Fastify routes of a configured app, as registered (the OAuth server's mount is not one). */
+export function routeTable(
+  app: NestFastifyApplication,
+): readonly { method: string; url: string }[] {
+  return routeTables.get(app.getHttpAdapter().getInstance()) ?? [];
+}
+
+/** The Fastify instance, the same for the server and the test harness. */
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    // One bound on receiving a request, headers and body alike (Fastify's default is none): a
+    // client that dribbles its body holds a connection and a parser. Node answers 408 through
+    // the client-error handler below, in the envelope.
+    requestTimeout: config.requestReceiveTimeoutMs,
+    http: {
+      headersTimeout: config.requestReceiveTimeoutMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -57,12 +75,22 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   fastify.addHook('onRequest', (_request, _reply, done) => {
     withDatabaseDeadline(config.requestDeadlineMs, done);
   });
-  // The per-IP budget is the next onRequest hook, ahead of the one Nest adds for its
-  // middleware, where the OAuth server is mounted: a hook added after that one never sees
-  // /oauth/* (client registration, token, authorize). configureApp supplies the budget.
+  // The per-IP budget and then the request gate (Host, Origin on /mcp) are the next onRequest
+  // hook, ahead of the one Nest adds for its middleware, where the OAuth server is mounted: a
+  // hook added after that one never sees /oauth/* (client registration, token, authorize).
+  // configureApp supplies the budget; the gate needs only the configuration.
+  const gate = requestGate(config);
   fastify.addHook('onRequest', async (request, reply) => {
     await ipBudgets.get(fastify)?.(request, reply);
+    if (!reply.sent) await gate(request, reply);
   });
+  const routes: { method: string; url: string }[] = [];
+  routeTables.set(fastify, routes);
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  // `Expect` other than 100-continue: Node would answer a bare 417 of its own.
+  fastify.server.on('checkExpectation', writeExpectationFailed);
   return adapter;
 }
 
@@ -75,8 +103,8 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
     'application/json',
     { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
     (request, body, done) => {
-      const path = request.url.split('?', 1)[0] ?? '';
-      if (RAW_JSON_PATHS.has(path)) return done(null, body);
+      // The MCP endpoint parses its own JSON-RPC: its body is handed over unparsed.
+      if (request.routeOptions.url === MCP_PATH) return done(null, body);
       if (body === '') return done(null, undefined);
       if (exceedsJsonDepth(body)) {
         const err = Object.assign(
@@ -106,7 +134,6 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
   const metrics = app.get(MetricsService);
   const dataSource = app.get(DataSource);
   metrics.setPoolStatsSource(() => poolStats(dataSource));
-  registerMcpTransportSecurity(fastify, config);
   // Every /mcp refusal (401, 403, 405, 406, 413, 415, 429 per IP or per token) counts once, here.
   registerMcpRejectionMetrics(fastify, metrics);
   registerHttpMetrics(fastify, metrics);

@@ -119,7 +119,7 @@ export async function startServer(
       running.demoTokens = await seeder.seed();
       if (options.writeDemoTokens ?? true) {
         await mkdir(resolve(config.dataDir), { recursive: true });
-        const base = config.publicBaseUrl ?? url;
+        const base = config.baseUrl;
         const file: DemoTokens = {
           mcpUrl: `${base}/mcp`,
           apiUrl: `${base}/v1`,

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const base = config.publicBaseUrl ?? server.url;
+  const base = config.baseUrl;
   logger.log(`MCP endpoint: ${base}/mcp`);
   logger.log(`REST API:     ${base}/v1 (OpenAPI at ${base}/v1/openapi.json)`);
   if (server.demoTokensFile) logger.log(`Demo tokens:  ${server.demoTokensFile}`);

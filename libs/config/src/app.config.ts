@@ -14,6 +14,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
+import { isLoopbackHostname, MCP_PATH } from './server-address.js';
 
 /** A whole number from `min` (and up to `max` when given), inclusive. */
 function IntInRange(min: number, max?: number): PropertyDecorator {
@@ -56,7 +57,13 @@ export class AppConfig {
   @IsIn(LOG_LEVELS)
   logLevel: LogLevel = 'info';
 
-  /** How clients reach this server (used in the OAuth metadata and 401 challenges). */
+  /**
+   * The one address of this server (scheme, host, port, optional path prefix): every URL it prints
+   * or builds (OAuth metadata and issuer, 401 challenges, sign-in and invitation links, the start-up
+   * banner) uses it. Unset: `http://HOST:PORT` (127.0.0.1 when bound to every interface). A
+   * loopback-bound server redirects requests for another loopback name (`localhost` when this is
+   * `127.0.0.1`) to it, so a browser session and its cookies live on one origin.
+   */
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
   publicBaseUrl?: string;
@@ -138,6 +145,14 @@ export class AppConfig {
 
   @IntInRange(0, 120_000)
   shutdownGraceMs = 10_000;
+
+  /**
+   * Longest a client may take to send one whole request, headers and body (a body dribbled a
+   * byte at a time holds a connection and its parser); past it the answer is 408 REQUEST_TIMEOUT
+   * and the connection closes. Not the time to answer: a response, a stream included, is not bound.
+   */
+  @IntInRange(500, 600_000)
+  requestReceiveTimeoutMs = 30_000;
 
   @IntInRange(1, 100)
   dbPoolSize = 10;
@@ -256,10 +271,16 @@ export class AppConfig {
 
   get baseUrl(): string {
     const host = this.host === '0.0.0.0' || this.host === '::' ? '127.0.0.1' : this.host;
-    return (this.publicBaseUrl ?? `http://${host}:${this.port}`).replace(/\/$/, '');
+    const authority = host.includes(':') ? `[${host}]` : host;
+    return (this.publicBaseUrl ?? `http://${authority}:${this.port}`).replace(/\/$/, '');
   }
 
   get mcpUrl(): string {
-    return `${this.baseUrl}/mcp`;
+    return `${this.baseUrl}${MCP_PATH}`;
+  }
+
+  /** Listening on a loopback interface only: `Host` is validated on every route (DNS rebinding). */
+  get loopbackBound(): boolean {
+    return isLoopbackHostname(this.host);
   }
 }

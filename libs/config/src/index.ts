@@ -7,3 +7,4 @@ export {
   type DatabaseConfig,
 } from './load-config.js';
 export { ConfigModule } from './config.module.js';
+export { isLoopbackHostname, LOOPBACK_HOSTNAMES, MCP_PATH } from './server-address.js';

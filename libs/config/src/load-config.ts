@@ -27,6 +27,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['RATE_LIMIT_PER_TOKEN_PER_MINUTE', 'rateLimitPerTokenPerMinute', 'int'],
   ['RATE_LIMIT_PER_IP_PER_MINUTE', 'rateLimitPerIpPerMinute', 'int'],
   ['SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
+  ['REQUEST_RECEIVE_TIMEOUT_MS', 'requestReceiveTimeoutMs', 'int'],
   ['DB_POOL_SIZE', 'dbPoolSize', 'int'],
   ['REQUEST_DEADLINE_MS', 'requestDeadlineMs', 'int'],
   ['DB_STATEMENT_TIMEOUT_MS', 'dbStatementTimeoutMs', 'int'],

@@ -98,6 +98,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   413: 'PAYLOAD_TOO_LARGE',
   414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
+  417: 'EXPECTATION_FAILED',
   429: 'RATE_LIMITED',
   503: 'SERVICE_UNAVAILABLE',
 };
@@ -210,13 +211,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
       void reply.status(499).send();
       return;
     }
+    // The route the router matched (`/%6dcp` is `/mcp`); the path as sent when none did.
+    const route = request.routeOptions?.url || path;
     const { status, envelope } = this.isRouteNotFound(exception)
       ? routeNotFound(request, path)
       : this.map(exception, request.id);
 
     if (status === 401) {
       const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
-      void reply.header('www-authenticate', this.options.challenge(path, code));
+      void reply.header('www-authenticate', this.options.challenge(route, code));
     }
     // Every 503 says when to come back (readiness's own too), not only those that carry it.
     const retryAfter =
@@ -224,7 +227,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       (status === 503 ? (this.options.unavailableRetryAfterSeconds ?? 5) : undefined);
     if ((status === 429 || status === 503) && typeof retryAfter === 'number')
       void reply.header('retry-after', String(retryAfter));
-    if (this.options.jsonRpcPaths.includes(path) && status === 413) {
+    if (this.options.jsonRpcPaths.includes(route) && status === 413) {
       void reply
         .status(413)
         .header('content-type', 'application/json')
@@ -325,4 +328,26 @@ export function writeClientError(
         `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
     );
   socket.destroy(err);
+}
+
+/**
+ * Node's `checkExpectation` listener: a request whose `Expect` is not `100-continue` gets 417 in
+ * the envelope (Node's own answer is a bare status line), and its body is never read.
+ */
+export function writeExpectationFailed(
+  _request: unknown,
+  response: {
+    writeHead(status: number, headers: Record<string, string | number>): unknown;
+    end(body: string): unknown;
+  },
+): void {
+  const body = JSON.stringify(
+    toEnvelope('EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue'),
+  );
+  response.writeHead(417, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  response.end(body);
 }

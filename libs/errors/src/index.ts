@@ -14,5 +14,6 @@ export {
   mapException,
   mapRestException,
   writeClientError,
+  writeExpectationFailed,
   type ApiExceptionFilterOptions,
 } from './api-exception.filter.js';

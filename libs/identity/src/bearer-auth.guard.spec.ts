@@ -7,6 +7,7 @@ import { IS_PUBLIC } from '@app/access-vocabulary';
 import { AppConfig } from '@app/config';
 import { testPrincipal } from '@app/testing';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
+import { MCP_RESOURCE } from './mcp-resource.decorator.js';
 import type { CallerContext, Principal } from './principal.js';
 import type { RequestContext } from './request-context.js';
 
@@ -19,7 +20,7 @@ const passport = vi.spyOn(
   'canActivate',
 );
 
-function setup(opts: { isPublic?: boolean; bySession?: boolean } = {}) {
+function setup(opts: { isPublic?: boolean; bySession?: boolean; mcpResource?: boolean } = {}) {
   const callers: CallerContext[] = [];
   const context = {
     authenticatedBySession: () => opts.bySession === true,
@@ -27,7 +28,11 @@ function setup(opts: { isPublic?: boolean; bySession?: boolean } = {}) {
   } as unknown as RequestContext;
   const reflector = new Reflector();
   vi.spyOn(reflector, 'getAllAndOverride').mockImplementation((key) =>
-    key === IS_PUBLIC ? opts.isPublic === true : undefined,
+    key === IS_PUBLIC
+      ? opts.isPublic === true
+      : key === MCP_RESOURCE
+        ? opts.mcpResource === true
+        : undefined,
   );
   const guard = new BearerAuthGuard(reflector, context, config);
   const run = (
@@ -76,14 +81,17 @@ describe('BearerAuthGuard', () => {
     ]);
   });
 
-  it('a token issued for the MCP URL works there and nowhere else (INVALID_TOKEN)', async () => {
+  it('a token issued for the MCP URL works on the route marked as the MCP resource and nowhere else (INVALID_TOKEN)', async () => {
     const oauth = testPrincipal({ tokenKind: 'oauth', audience: MCP_URL });
-    expect(await setup().run({ url: '/mcp' }, oauth)).toBe(true);
+    const mcp = { mcpResource: true };
+    expect(await setup(mcp).run({ url: '/mcp' }, oauth)).toBe(true);
+    // The route decides, not the path as spelt.
+    expect(await setup(mcp).run({ url: '/%6dcp' }, oauth)).toBe(true);
     await expect(setup().run({ url: '/v1/accounts' }, oauth)).rejects.toMatchObject({
       code: 'INVALID_TOKEN',
     });
     const other = testPrincipal({ tokenKind: 'oauth', audience: 'https://elsewhere.test/mcp' });
-    await expect(setup().run({ url: '/mcp' }, other)).rejects.toMatchObject({
+    await expect(setup(mcp).run({ url: '/mcp' }, other)).rejects.toMatchObject({
       code: 'INVALID_TOKEN',
     });
   });

@@ -6,6 +6,7 @@ import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC } from '@app/access-vocabulary';
+import { MCP_RESOURCE } from './mcp-resource.decorator.js';
 import { RequestContext } from './request-context.js';
 
 /**
@@ -35,7 +36,7 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     if (principal === undefined)
       throw new DomainError('UNAUTHENTICATED', 'No authenticated caller');
     // RFC 8707: a token issued for one resource (an OAuth token for the MCP URL) works only there.
-    if (principal.audience !== null && principal.audience !== this.resourceOf(request))
+    if (principal.audience !== null && principal.audience !== this.resourceOf(ctx))
       throw new DomainError(
         'INVALID_TOKEN',
         'The bearer token was issued for another resource (audience); get a token for this one',
@@ -50,10 +51,14 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     return true;
   }
 
-  /** The resource a request is addressed to: the MCP URL for /mcp, the REST API otherwise. */
-  private resourceOf(request: FastifyRequest): string {
-    const path = request.url.split('?', 1)[0];
-    return path === '/mcp' ? this.config.mcpUrl : `${this.config.baseUrl}/v1`;
+  /** The resource a request is addressed to: the MCP URL for the route marked so, else the REST API. */
+  private resourceOf(ctx: ExecutionContext): string {
+    return this.reflector.getAllAndOverride<boolean>(MCP_RESOURCE, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ])
+      ? this.config.mcpUrl
+      : `${this.config.baseUrl}/v1`;
   }
 
   override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {

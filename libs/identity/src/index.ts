@@ -8,6 +8,7 @@ export type {
   User,
 } from './identity.types.js';
 export { BearerAuthGuard } from './bearer-auth.guard.js';
+export { McpResource } from './mcp-resource.decorator.js';
 export { IdentityModule } from './identity.module.js';
 export { IdentityRepository } from './identity.repository.js';
 export {

@@ -8,12 +8,14 @@ export {
 } from './mcp-endpoint.factory.js';
 export { MCP_SERVER_INSTRUCTIONS } from './mcp-server.instructions.js';
 export {
-  evaluateTransport,
-  registerMcpTransportSecurity,
-  transportPolicyOf,
-  type TransportSecurityPolicy,
-  type TransportVerdict,
-} from './mcp-transport-security.hook.js';
+  evaluateRequest,
+  gatePolicyOf,
+  requestGate,
+  type GatePolicy,
+  type GateRequest,
+  type GateVerdict,
+} from './request-gate.js';
+export { isMcpRequest, normalisedPath } from './mcp-request.js';
 export type { ProtectedResourceMetadata } from './protected-resource-metadata.controller.js';
 export {
   noteTransportRejection,

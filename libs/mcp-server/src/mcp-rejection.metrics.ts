@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MetricsService, TransportRejectionReason } from '@app/metrics';
-
-const MCP_PATH = '/mcp';
+import { isMcpRequest } from './mcp-request.js';
 
 /** Why a layer refused an `/mcp` request, when its HTTP status alone does not say (403: Origin or Host). */
 const NOTED = new WeakMap<FastifyRequest, TransportRejectionReason>();
@@ -51,11 +50,6 @@ export function rejectionReasonOf(
   }
 }
 
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
 /**
  * Counts `mcp_transport_rejections_total` at one choke point, the `/mcp` response: every refusal
  * before the JSON-RPC message is read counts exactly once, by the status it was answered with.
@@ -65,7 +59,7 @@ export function registerMcpRejectionMetrics(
   metrics: Pick<MetricsService, 'recordTransportRejection'>,
 ): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
-    if (pathOf(request.url) === MCP_PATH) {
+    if (isMcpRequest(request)) {
       const challenge = reply.getHeader('www-authenticate');
       const reason = rejectionReasonOf(
         request.method,

@@ -9,8 +9,8 @@ import { ProtectedResourceMetadataController } from './protected-resource-metada
 /**
  * The MCP server: `POST /mcp` over one `McpEndpointService` (tools, resources, prompts from
  * `@app/mcp-tools`), its OAuth protected-resource metadata, and the endpoint's metrics. Needs the
- * global `MetricsModule` and `ConfigModule`; the Origin/Host hook is registered by `configureApp`
- * through {@link registerMcpTransportSecurity}.
+ * global `MetricsModule` and `ConfigModule`; the request gate (Host on every route, Origin on `/mcp`) is added by
+ * `createFastifyAdapter` through {@link requestGate}.
  */
 @Module({
   imports: [IdentityModule, McpToolsModule],

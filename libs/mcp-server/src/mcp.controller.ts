@@ -5,7 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ChecksAccessPerOperation } from '@app/access';
 import { DomainError } from '@app/errors';
 import { Public } from '@app/access-vocabulary';
-import { RequestContext } from '@app/identity';
+import { McpResource, RequestContext } from '@app/identity';
+import { MCP_PATH } from '@app/config';
 import {
   isAcceptable,
   McpEndpointService,
@@ -18,13 +19,14 @@ const JSON_MEDIA_TYPE = 'application/json';
 
 /**
  * `POST /mcp`, both protocol eras (the JSON-RPC core is `McpEndpointService`). By the time a POST
- * reaches this adapter, the transport hook has checked Origin/Host, Fastify the body size (413),
+ * reaches this adapter, the request gate has checked Origin/Host, Fastify the body size (413),
  * the global guards the bearer token (401) and the rate limits (429). Here: Accept (406), Content-Type
  * (415), then the endpoint's answer is written as it is. Uses `@Res()` because the endpoint decides
  * status, headers and body (including a bodiless 202).
  */
 @ApiExcludeController()
-@Controller('mcp')
+@McpResource()
+@Controller(MCP_PATH)
 export class McpController {
   constructor(
     private readonly endpoint: McpEndpointService<McpCallExtra>,

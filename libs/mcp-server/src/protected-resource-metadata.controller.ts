@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { AppConfig } from '@app/config';
+import { AppConfig, MCP_PATH } from '@app/config';
 import { Public, READ_SCOPES, type Scope } from '@app/access-vocabulary';
 
 /** RFC 9728 OAuth Protected Resource Metadata for the MCP endpoint. */
@@ -23,7 +23,7 @@ export interface ProtectedResourceMetadata {
 export class ProtectedResourceMetadataController {
   constructor(private readonly config: AppConfig) {}
 
-  @Get('mcp')
+  @Get(MCP_PATH)
   @Header('Cache-Control', 'public, max-age=3600')
   forMcpEndpoint(): ProtectedResourceMetadata {
     return this.metadata();

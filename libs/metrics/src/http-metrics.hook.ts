@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MCP_PATH } from '@app/config';
 import type { MetricsService } from './metrics.service.js';
 
 /** Route label for requests that matched no route (404s from the not-found handler). */
@@ -10,8 +11,8 @@ export const UNMATCHED_ROUTE = 'unmatched';
  */
 export function isRestRoute(pattern: string): boolean {
   return !(
-    pattern === '/mcp' ||
-    pattern.startsWith('/mcp/') ||
+    pattern === MCP_PATH ||
+    pattern.startsWith(`${MCP_PATH}/`) ||
     pattern === '/metrics' ||
     pattern === '/health' ||
     pattern.startsWith('/health/')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from 'oidc-provider';
-import { AppConfig } from '@app/config';
+import { AppConfig, isLoopbackHostname } from '@app/config';
 import { OAuthProviderService, CONSENT_PATH } from './oauth-provider.service.js';
 import { consentPage, messagePage, noMembershipPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';
@@ -10,8 +10,6 @@ import { OAUTH_SCOPES, OIDC_SCOPES, SCOPE_WORDS, isScope } from './scope-words.j
 /** What a consent route answers: a page (with its status) or a redirect. */
 export type ConsentOutcome =
   { kind: 'page'; status: number; html: string } | { kind: 'redirect'; url: string };
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /**
  * The consent step of an authorization in progress: who asks (the client's name and host, from its
@@ -178,7 +176,7 @@ function describeClient(
   const cimd = URL.parse(clientId);
   const fromDocument = 'clientIdMetadataDocument' in client && cimd?.protocol === 'https:';
   const redirect = URL.parse(redirectUris?.[0] ?? '');
-  const loopback = redirect !== null && LOOPBACK.has(redirect.hostname);
+  const loopback = redirect !== null && isLoopbackHostname(redirect.hostname);
   const host = fromDocument
     ? cimd.host
     : (URL.parse(clientUri ?? '')?.host ?? redirect?.host ?? 'an unknown host');

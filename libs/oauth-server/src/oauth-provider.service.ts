@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   errors,
@@ -9,7 +10,8 @@ import {
   type KoaContextWithOIDC,
   type ResourceServer,
 } from 'oidc-provider';
-import { AppConfig } from '@app/config';
+import { AppConfig, isLoopbackHostname } from '@app/config';
+import { toEnvelope } from '@app/errors';
 import { MembershipsRepository, newTokenSecret, TokensRepository } from '@app/identity';
 import { RateLimitService } from '@app/rate-limit';
 import { hmac } from './browser-secrets.js';
@@ -25,12 +27,11 @@ export const OAUTH_MOUNT = '/oauth';
 export const CONSENT_PATH = '/consent';
 /** Largest Client ID Metadata Document fetched (bytes). */
 const CIMD_MAX_BYTES = 5 * 1024;
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 function isLoopbackHttp(uri: unknown): boolean {
   if (typeof uri !== 'string') return false;
   const parsed = URL.parse(uri);
-  return parsed !== null && parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname);
+  return parsed !== null && parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname);
 }
 
 /**
@@ -258,6 +259,33 @@ export class OAuthProviderService implements OnModuleInit {
 
     provider = new Provider(config.baseUrl, configuration);
     provider.proxy = config.trustProxy;
+    // Every URL the provider builds (its metadata's endpoints, redirects, form actions) starts
+    // with the public base URL, as its issuer does, never with the Host a request arrived with.
+    const base = new URL(config.baseUrl);
+    // (The library resolves its paths against the request's `href`; the logout page names `host`.)
+    provider.use(async (ctx, next) => {
+      const { originalUrl } = ctx;
+      Object.defineProperty(ctx.request, 'href', { value: `${base.origin}${originalUrl}` });
+      Object.defineProperty(ctx.request, 'host', { value: base.host });
+      await next();
+      // A path under /oauth the library has no route for: our 404, not Koa's plain-text one.
+      if (ctx.status === 404 && ctx.body == null) {
+        ctx.status = 404;
+        ctx.type = 'application/json';
+        ctx.body = toEnvelope('NOT_FOUND', 'Route not found');
+      }
+    });
+    // What the library's web framework would print on stderr as plain text (a request whose body
+    // was cut off, say) is one JSON log line like everything else.
+    // (Koa's 'error' event, which the library's typings do not list.)
+    EventEmitter.prototype.on.call(provider, 'error', (err: unknown) => {
+      // A client error the library answered itself (`expose`: a 4xx such as a cut-off body).
+      if (typeof err === 'object' && err !== null && 'expose' in err && err.expose === true) return;
+      this.logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'OAuth server: a request failed before it could be answered',
+      );
+    });
     provider.use(this.registrationQuota());
     // Access tokens are our opaque `oat_` secrets, so /mcp authenticates them like any token.
     // The library's own generator still runs first (it settles the token's format).

@@ -17,7 +17,18 @@ export function mountOAuthServer(app: NestFastifyApplication): void {
   let callback: Handler | undefined;
   const handler = (): Handler => (callback ??= service.provider.callback());
 
-  app.use(OAUTH_MOUNT, (req: IncomingMessage, res: ServerResponse) => handler()(req, res));
+  app.use(OAUTH_MOUNT, (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse) => {
+    // The provider derives its endpoint URLs from the mount path it finds in `originalUrl`: the
+    // mount as declared, whatever spelling of it (`/OAUTH`, an absolute-form target) matched.
+    req.originalUrl = `${OAUTH_MOUNT}${req.url ?? ''}`;
+    // A body cut off before the provider could read it: no one is left to answer, and the
+    // library would print a plain-text warning about a body it cannot read.
+    if (!req.complete && !req.readable) {
+      res.destroy();
+      return undefined;
+    }
+    return handler()(req, res);
+  });
 
   const metadata = (request: FastifyRequest, reply: FastifyReply): void => {
     void reply.hijack();

@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
-import { AppConfig } from '@app/config';
+import { AppConfig, isLoopbackHostname } from '@app/config';
 import { constantTimeEqual, hmac, safeReturnPath } from './browser-secrets.js';
 import { IdentityRepository } from '@app/identity';
 
 const STATE_TTL_MS = 10 * 60_000;
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** What the browser keeps (signed) between leaving for the IdP and coming back. */
 interface PendingUpstreamSignIn {
@@ -106,7 +105,7 @@ export class UpstreamOidcService {
     this.discovered ??= (async () => {
       const url = new URL(issuer);
       // Plain HTTP only for an IdP on this machine (development and tests).
-      const insecure = url.protocol === 'http:' && LOOPBACK.has(url.hostname);
+      const insecure = url.protocol === 'http:' && isLoopbackHostname(url.hostname);
       return oidc.discovery(
         url,
         this.config.oidcClientId ?? '',
