@@ -289,4 +289,61 @@ describe('graceful shutdown on SIGTERM', () => {
     );
     expect(rows.map((r) => r.request_id).sort()).toEqual([...before].sort());
   }, 180_000);
+
+  it('under load from clients that ignore readiness: every request is answered or refused, none reset', async () => {
+    // The grace leaves the requests in flight at the close ample time (8 s) to finish.
+    s = await startBuiltServer({ env: { SHUTDOWN_GRACE_MS: '10000' } });
+    const server = s;
+    // Keep-alive clients (fetch) that never look at readiness: each loop sends its next request as
+    // soon as the last one was answered, until a connection is refused.
+    const LOOPS = 32;
+    const outcomes = { answered: 0, answeredWhileDraining: 0 };
+    const failures: string[] = [];
+    let signalled = Number.POSITIVE_INFINITY;
+    const loop = async (n: number): Promise<'refused'> => {
+      for (let i = 0; ; i += 1) {
+        const create = i % 4 === 0;
+        try {
+          const res = await fetch(`${server.url}/v1/portal-users${create ? '' : '?limit=1'}`, {
+            method: create ? 'POST' : 'GET',
+            headers: {
+              authorization: `Bearer ${server.tokens.owner}`,
+              'content-type': 'application/json',
+            },
+            body: create
+              ? JSON.stringify({ email: `drain-${RUN}-${n}-${i}@load.example`, name: 'Load' })
+              : undefined,
+          });
+          await res.arrayBuffer();
+          outcomes.answered += 1;
+          if (Date.now() > signalled + 500) {
+            outcomes.answeredWhileDraining += 1;
+            // Told to close: the client opens a new connection for its next request.
+            if (res.headers.get('connection') !== 'close')
+              failures.push(
+                `kept alive: ${res.status} (${Date.now() - signalled} ms after SIGTERM)`,
+              );
+          }
+        } catch (err) {
+          const cause: unknown = err instanceof Error ? err.cause : undefined;
+          const code =
+            typeof cause === 'object' && cause !== null && 'code' in cause
+              ? String(cause.code)
+              : '';
+          if (code === 'ECONNREFUSED') return 'refused';
+          failures.push(`${code || String(err)} (${Date.now() - signalled} ms after SIGTERM)`);
+          if (failures.length > 100) throw new Error(failures.join('\n'), { cause: err });
+        }
+      }
+    };
+    const loops = Array.from({ length: LOOPS }, (_, n) => loop(n));
+    await delay(500);
+    signalled = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await Promise.all(loops)).toEqual(loops.map(() => 'refused'));
+    expect(failures.join('\n')).toBe('');
+    expect(outcomes.answeredWhileDraining).toBeGreaterThan(0);
+    const exit = await Promise.race([server.exited, delay(15_000).then(() => 'timeout' as const)]);
+    expect(exit).toEqual({ code: 0, signal: null });
+  }, 180_000);
 });

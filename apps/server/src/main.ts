@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createServer } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@app/config';
-import { ShutdownState, drainAndClose, shutdownPhases } from '@app/health';
+import { InFlightResponses, ShutdownState, drainAndClose, shutdownPhases } from '@app/health';
 import { startServer } from './bootstrap.js';
 
 const logger = new Logger('Main');
@@ -51,6 +51,8 @@ async function main(): Promise<void> {
     process.stderr.write(`${lines.join('\n')}\n`);
   }
 
+  // From the start, so that a drain can tell responses already in flight to close their connection.
+  const responses = new InFlightResponses(server.app.getHttpServer());
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
       {
         state: server.app.get(ShutdownState),
         httpServer: server.app.getHttpServer(),
+        responses,
         closeApp: () => server.close(),
       },
       phases,

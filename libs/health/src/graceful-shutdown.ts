@@ -1,4 +1,5 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import { Server } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ShutdownState } from './shutdown.state.js';
 
@@ -18,10 +19,42 @@ export function shutdownPhases(graceMs: number): { drainDelayMs: number; closeGr
   return { drainDelayMs, closeGraceMs: graceMs - drainDelayMs };
 }
 
+/**
+ * The responses in flight on a server, tracked from its start, so that a drain can tell every
+ * response not yet begun to close its connection: not only those of requests that arrive after
+ * draining began, but also a slow one that arrived before and answers during the drain (its
+ * keep-alive connection would otherwise stay open, and the client's next request on it could meet
+ * the idle sweep and be reset).
+ */
+export class InFlightResponses {
+  private readonly responses = new Set<ServerResponse>();
+  private closing = false;
+
+  constructor(httpServer: HttpServer) {
+    httpServer.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+      if (this.closing) {
+        res.shouldKeepAlive = false;
+        return;
+      }
+      this.responses.add(res);
+      res.once('close', () => this.responses.delete(res));
+    });
+  }
+
+  /** From now on every response not yet begun closes its connection after it (`Connection: close`). */
+  closeConnections(): void {
+    this.closing = true;
+    for (const res of this.responses) if (!res.headersSent) res.shouldKeepAlive = false;
+    this.responses.clear();
+  }
+}
+
 export interface GracefulShutdownTarget {
   state: ShutdownState;
   /** The app's HTTP server. */
-  httpServer: Server;
+  httpServer: HttpServer;
+  /** Its responses, tracked since it started (without: only requests from the drain on). */
+  responses?: InFlightResponses;
   /** Closes the app once no request is left: shutdown hooks (history flush), then the database. */
   closeApp(): Promise<void>;
 }
@@ -50,17 +83,30 @@ export async function drainAndClose(
 ): Promise<'clean' | 'cut'> {
   const { httpServer } = target;
   target.state.startDraining();
-  httpServer.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
-    res.shouldKeepAlive = false;
-  });
+  (target.responses ?? new InFlightResponses(httpServer)).closeConnections();
   if (phases.drainDelayMs > 0) await delay(phases.drainDelayMs);
 
   logger.log(
     `Closing: no new connections; requests in flight have ${phases.closeGraceMs} ms to finish`,
   );
   let cut = false;
-  const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
-  const sweep = setInterval(() => httpServer.closeIdleConnections(), IDLE_SWEEP_MS);
+  // The listener closes in the check phase, right after a poll phase in which libuv accepted every
+  // connection waiting in the kernel's queue (it accepts until the queue is empty): a connection
+  // left there would be reset by the close. And it closes as a net.Server, without http.Server's
+  // close(), which also closes every "idle" connection at once, including those accepted a moment
+  // ago whose request is not read yet: reset, though the request reached the server.
+  const closed = new Promise<void>((resolve) =>
+    setImmediate(() => Server.prototype.close.call(httpServer, () => resolve())),
+  );
+  // Idle connections are closed between requests only: every response since draining began said
+  // `Connection: close` (and its connection closes after it), so what is idle is a keep-alive
+  // connection quiet since before the drain, or one just accepted. The sweep runs in the check
+  // phase too, after the poll phase read what had arrived: a connection whose request reached the
+  // server is busy with it by then, not idle.
+  const sweep = setInterval(
+    () => setImmediate(() => httpServer.closeIdleConnections()),
+    IDLE_SWEEP_MS,
+  );
   const timer = setTimeout(() => {
     cut = true;
     logger.warn('Grace period over: cutting the connections of requests still in flight');
