@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokensService } from '@app/identity';
@@ -225,13 +226,53 @@ function authorizeUrl(clientId: string, extra: Record<string, string | undefined
 
 async function tokenRequest(
   params: Record<string, string>,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${t.url}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(params),
   });
   return { status: response.status, body: await response.json() };
+}
+
+type DpopKey = Awaited<ReturnType<typeof generateKeyPair>>;
+
+/** A DPoP proof (RFC 9449) for one request, signed by `key`; `ath` when a token goes with it. */
+async function dpopProof(
+  key: DpopKey,
+  method: string,
+  url: string,
+  accessToken?: string,
+): Promise<string> {
+  return new SignJWT({
+    htm: method,
+    htu: url,
+    iat: Math.floor(Date.now() / 1000),
+    jti: randomUUID(),
+    ...(accessToken === undefined
+      ? {}
+      : { ath: createHash('sha256').update(accessToken).digest('base64url') }),
+  })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(key.publicKey) })
+    .sign(key.privateKey);
+}
+
+/** tools/list on /mcp with a DPoP-bound token and a fresh proof for it. */
+async function mcpDpopStatus(key: DpopKey, token: string): Promise<number> {
+  const response = await fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `DPoP ${token}`,
+      dpop: await dpopProof(key, 'POST', `${t.url}/mcp`, token),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  await response.body?.cancel();
+  return response.status;
 }
 
 describe('refusals of the authorization server', () => {
@@ -430,6 +471,53 @@ describe('refusals of the authorization server', () => {
     const won = answers.filter((a) => a.status === 200);
     expect(won.length, JSON.stringify(answers.map((a) => a.body.error))).toBeGreaterThanOrEqual(1);
     expect(won.length).toBeLessThanOrEqual(1);
+  });
+
+  it('DPoP: a token issued with a proof is bound to that key; /mcp takes it only with a proof by that key, never as Bearer; refresh keeps the binding', async () => {
+    const key = await generateKeyPair('ES256');
+    const code = await codeFor();
+    const tokenUrl = `${t.url}/oauth/token`;
+    const issued = await tokenRequest(
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        code_verifier: VERIFIER,
+      },
+      { dpop: await dpopProof(key, 'POST', tokenUrl) },
+    );
+    expect(issued.status).toBe(200);
+    expect(issued.body.token_type).toBe('DPoP');
+    const token: string = issued.body.access_token;
+    expect(await mcpStatus(token)).toBe(401);
+    expect(await mcpDpopStatus(key, token)).toBe(200);
+    expect(await mcpDpopStatus(await generateKeyPair('ES256'), token)).toBe(401);
+
+    const refreshProof = await dpopProof(key, 'POST', tokenUrl);
+    const refreshed = await tokenRequest(
+      {
+        grant_type: 'refresh_token',
+        refresh_token: issued.body.refresh_token,
+        client_id: clientId,
+      },
+      { dpop: refreshProof },
+    );
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.token_type).toBe('DPoP');
+    expect(await mcpStatus(refreshed.body.access_token)).toBe(401);
+    expect(await mcpDpopStatus(key, refreshed.body.access_token)).toBe(200);
+
+    // The token endpoint refuses a proof used before (and the refresh token stays usable).
+    const next = {
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.body.refresh_token,
+      client_id: clientId,
+    };
+    const replayed = await tokenRequest(next, { dpop: refreshProof });
+    expect(replayed.body.error).toBe('invalid_grant');
+    const fresh = await tokenRequest(next, { dpop: await dpopProof(key, 'POST', tokenUrl) });
+    expect(fresh.status).toBe(200);
   });
 
   it('RFC 7009 revocation of the access token ends the whole grant: the refresh token dies too', async () => {

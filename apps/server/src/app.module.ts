@@ -11,7 +11,7 @@ import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
 import { READ_SCOPES } from '@app/access-vocabulary';
-import { BearerAuthGuard, IdentityModule, redactUrl } from '@app/identity';
+import { BearerAuthGuard, DPOP_SIGNING_ALGORITHMS, IdentityModule, redactUrl } from '@app/identity';
 import { MeModule } from '@app/me';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
@@ -110,9 +110,15 @@ export class AppModule {
           useFactory: (c: AppConfig) =>
             new ApiExceptionFilter({
               jsonRpcPaths: [MCP_PATH],
-              challenge: (path, code) => {
+              challenge: (path, code, scheme) => {
                 const metadata = `${c.baseUrl}/.well-known/oauth-protected-resource${path === MCP_PATH ? MCP_PATH : ''}`;
-                const error = code === 'INVALID_TOKEN' ? 'error="invalid_token", ' : '';
+                const error =
+                  code === 'UNAUTHENTICATED'
+                    ? ''
+                    : `error="${code === 'INVALID_DPOP_PROOF' ? 'invalid_dpop_proof' : 'invalid_token'}", `;
+                // RFC 9449 §7.1: the algorithms a proof may use.
+                if (scheme === 'DPoP')
+                  return `DPoP ${error}algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}", resource_metadata="${metadata}"`;
                 // The MCP authorization spec: the scopes to ask for (what OAuth can grant).
                 const scope = path === MCP_PATH ? `, scope="${READ_SCOPES.join(' ')}"` : '';
                 return `Bearer ${error}resource_metadata="${metadata}"${scope}`;

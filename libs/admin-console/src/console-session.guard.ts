@@ -149,6 +149,7 @@ export function principalOf(
     clientName: CONSOLE_CLIENT_NAME,
     // Not bound to the MCP endpoint; its scopes keep it to what the console reads.
     audience: null,
+    dpopJkt: null,
     expiresAt: person.sessionExpiresAt ?? null,
     organizationId: membership.organizationId,
     organizationSlug: membership.organizationSlug,

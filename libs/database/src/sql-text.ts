@@ -19,23 +19,24 @@ interface Queryable {
 }
 
 /**
- * Deletes at most `limit` rows of `table` whose `expires_at` passed more than a day ago; rows
- * another replica's sweep holds are skipped, not waited for. `key` identifies a row (`ctid` for a
- * table without a single-column key). Returns how many were deleted. `table` and `key` are the
- * caller's constants, never input.
+ * Deletes at most `limit` rows of `table` whose `expires_at` passed more than `graceSeconds` (a
+ * day) ago; rows another replica's sweep holds are skipped, not waited for. `key` identifies a row
+ * (`ctid` for a table without a single-column key). Returns how many were deleted. `table` and
+ * `key` are the caller's constants, never input.
  */
 export async function purgeExpiredRows(
   db: Queryable,
   table: string,
   key: string,
   limit: number,
+  graceSeconds = 86_400,
 ): Promise<number> {
   // A DELETE answers [rows, affected] through TypeORM's postgres driver.
   const [, deleted] = await db.query<[unknown[], number]>(
     `DELETE FROM ${table} WHERE ${key} IN (
-         SELECT ${key} FROM ${table} WHERE expires_at < now() - interval '1 day'
+         SELECT ${key} FROM ${table} WHERE expires_at < now() - make_interval(secs => $2)
           LIMIT $1 FOR UPDATE SKIP LOCKED)`,
-    [limit],
+    [limit, graceSeconds],
   );
   return deleted;
 }

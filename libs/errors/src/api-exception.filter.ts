@@ -8,13 +8,21 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES as STATUS_CODES_TEXT } from 'node:http';
 import { DomainError, toEnvelope, type ErrorEnvelope } from './domain.error.js';
+import { wantsDpopChallenge } from './authentication-scheme.js';
 import { httpStatusOf, type ErrorCode } from './error-codes.js';
 
 export interface ApiExceptionFilterOptions {
   /** Paths whose transport errors answer as JSON-RPC (the MCP endpoint). */
   jsonRpcPaths: readonly string[];
-  /** Builds the `WWW-Authenticate` challenge for a 401 on a given path. */
-  challenge: (path: string, code: 'UNAUTHENTICATED' | 'INVALID_TOKEN') => string;
+  /**
+   * Builds the `WWW-Authenticate` challenge for a 401 on a given path, in the `Bearer` scheme or,
+   * for a refusal about a DPoP-bound token or proof, the `DPoP` scheme.
+   */
+  challenge: (
+    path: string,
+    code: 'UNAUTHENTICATED' | 'INVALID_TOKEN' | 'INVALID_DPOP_PROOF',
+    scheme: 'Bearer' | 'DPoP',
+  ) => string;
   /**
    * Whether an unexpected error means a dependency (the database) could not serve the request in
    * time: answered 503 SERVICE_UNAVAILABLE with `Retry-After`, not 500.
@@ -218,8 +226,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
       : this.map(exception, request.id);
 
     if (status === 401) {
-      const code = envelope.error.code === 'INVALID_TOKEN' ? 'INVALID_TOKEN' : 'UNAUTHENTICATED';
-      void reply.header('www-authenticate', this.options.challenge(route, code));
+      const { code: refusal, details } = envelope.error;
+      const code =
+        refusal === 'INVALID_TOKEN' || refusal === 'INVALID_DPOP_PROOF'
+          ? refusal
+          : 'UNAUTHENTICATED';
+      const scheme =
+        code === 'INVALID_DPOP_PROOF' || wantsDpopChallenge(details) ? 'DPoP' : 'Bearer';
+      void reply.header('www-authenticate', this.options.challenge(route, code, scheme));
     }
     // Every 503 says when to come back (readiness's own too), not only those that carry it.
     const retryAfter =

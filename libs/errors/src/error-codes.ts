@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   // Transport refusals (before a JSON-RPC message is read)
   UNAUTHENTICATED: 401,
   INVALID_TOKEN: 401,
+  /** A DPoP-bound token came without a valid proof for its key (RFC 9449). */
+  INVALID_DPOP_PROOF: 401,
   UNSUPPORTED_PROTOCOL_VERSION: 400,
   /** A 2025 `Mcp-Session-Id` this server did not issue (the client initializes again). */
   SESSION_NOT_FOUND: 404,

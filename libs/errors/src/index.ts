@@ -17,3 +17,4 @@ export {
   writeExpectationFailed,
   type ApiExceptionFilterOptions,
 } from './api-exception.filter.js';
+export { DPOP_SCHEME_DETAILS, wantsDpopChallenge } from './authentication-scheme.js';

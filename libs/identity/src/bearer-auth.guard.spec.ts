@@ -9,7 +9,9 @@ import { testPrincipal } from '@app/testing';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { MCP_RESOURCE } from './mcp-resource.decorator.js';
 import type { CallerContext, Principal } from './principal.js';
+import type { DpopProofVerifier } from './dpop-proof.verifier.js';
 import type { RequestContext } from './request-context.js';
+import type { TokensService } from './tokens.service.js';
 
 const MCP_URL = 'https://mcp.example.test/mcp';
 const config = Object.assign(new AppConfig(), { publicBaseUrl: 'https://mcp.example.test' });
@@ -34,12 +36,20 @@ function setup(opts: { isPublic?: boolean; bySession?: boolean; mcpResource?: bo
         ? opts.mcpResource === true
         : undefined,
   );
-  const guard = new BearerAuthGuard(reflector, context, config);
+  // Bearer tokens only here: DPoP-bound tokens and proofs are covered by dpop.integration.spec.ts.
+  const guard = new BearerAuthGuard(
+    reflector,
+    context,
+    config,
+    Object.create(null) as TokensService,
+    Object.create(null) as DpopProofVerifier,
+  );
   const run = (
     request: { url: string; headers?: Record<string, string>; user?: Principal },
     user?: Principal,
   ): Promise<boolean> => {
-    const req = { id: 'req-1', ...request, raw: { headers: request.headers ?? {} } };
+    const headers = request.headers ?? {};
+    const req = { id: 'req-1', ...request, headers, raw: { headers } };
     passport.mockImplementation(() => {
       if (user === undefined) return Promise.reject(guard.handleRequest(null, false));
       Object.assign(req, { user });

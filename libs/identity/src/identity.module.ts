@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { BearerStrategy } from './bearer.strategy.js';
+import { DpopProofsRepository } from './dpop-proofs.repository.js';
+import { DpopProofVerifier } from './dpop-proof.verifier.js';
 import { IdentityRepository } from './identity.repository.js';
 import { MembershipsRepository } from './memberships.repository.js';
 import { PrincipalCache } from './principal-cache.js';
@@ -15,6 +17,8 @@ import { TokensService } from './tokens.service.js';
   providers: [
     BearerStrategy,
     BearerAuthGuard,
+    DpopProofsRepository,
+    DpopProofVerifier,
     IdentityRepository,
     MembershipsRepository,
     PrincipalCache,

@@ -32,3 +32,8 @@ export {
 } from './token-secret.js';
 export { redactUrl, REDACTED } from './url-redaction.js';
 export { PrincipalCache, PRINCIPAL_CHANGED_CHANNEL } from './principal-cache.js';
+export {
+  DPOP_PROOF_WINDOW_SECONDS,
+  DPOP_SIGNING_ALGORITHMS,
+  DpopProofVerifier,
+} from './dpop-proof.verifier.js';

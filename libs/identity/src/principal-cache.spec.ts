@@ -12,6 +12,7 @@ function row(tokenId: string, organizationId = 'org-1', userId = 'user-1'): Prin
     scopes: [],
     client_name: null,
     audience: null,
+    dpop_jkt: null,
     expires_at: null,
     revoked_at: null,
     last_used_at: new Date(),

@@ -17,6 +17,11 @@ export interface Principal {
    * only there. `null`: any route of this service (personal tokens).
    */
   audience: string | null;
+  /**
+   * The thumbprint (RFC 7638) of the key an OAuth access token is bound to (DPoP, RFC 9449): the
+   * token is accepted only with a proof signed by that key. `null`: not bound.
+   */
+  dpopJkt: string | null;
   organizationId: string;
   organizationSlug: string;
   userId: string;

@@ -13,6 +13,7 @@ export interface PrincipalRow {
   scopes: Scope[];
   client_name: string | null;
   audience: string | null;
+  dpop_jkt: string | null;
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
@@ -51,6 +52,8 @@ export interface OAuthAccessToken {
   clientId: string;
   clientName: string;
   audience: string;
+  /** The key the token is bound to (DPoP `cnf.jkt`), when the client proved one. */
+  dpopJkt: string | null;
   scopes: Scope[];
   secretHash: string;
   tokenPrefix: string;
@@ -95,7 +98,7 @@ export class TokensRepository {
 
   async findPrincipalBySecretHash(hash: string): Promise<PrincipalRow | undefined> {
     const rows = await this.ds.query<PrincipalRow[]>(
-      `SELECT t.id AS token_id, t.kind, t.name AS token_name, t.scopes, t.client_name, t.audience, t.expires_at, t.revoked_at, t.last_used_at,
+      `SELECT t.id AS token_id, t.kind, t.name AS token_name, t.scopes, t.client_name, t.audience, t.dpop_jkt, t.expires_at, t.revoked_at, t.last_used_at,
               t.organization_id, o.slug AS organization_slug, t.user_id, u.email AS user_email, u.name AS user_name,
               m.id AS membership_id, m.status AS membership_status, m.role AS membership_role, m.permissions
          FROM api_tokens t
@@ -201,13 +204,13 @@ export class TokensRepository {
   async upsertOAuthAccessToken(t: OAuthAccessToken): Promise<boolean> {
     const rows = await this.ds.query<{ id: string }[]>(
       `INSERT INTO api_tokens (organization_id, user_id, kind, name, client_name, token_prefix, secret_hash,
-                               scopes, expires_at, oauth_grant_id, oauth_client_id, audience)
+                               scopes, expires_at, oauth_grant_id, oauth_client_id, audience, dpop_jkt)
        SELECT m.organization_id, m.user_id, 'oauth', $2, $2, $3, $4, $5::text[],
-              now() + make_interval(secs => $6), $7, $8, $9
+              now() + make_interval(secs => $6), $7, $8, $9, $10
          FROM memberships m WHERE m.id = $1
        ON CONFLICT (oauth_grant_id) WHERE oauth_grant_id IS NOT NULL DO UPDATE
          SET token_prefix = EXCLUDED.token_prefix, secret_hash = EXCLUDED.secret_hash,
-             scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at
+             scopes = EXCLUDED.scopes, expires_at = EXCLUDED.expires_at, dpop_jkt = EXCLUDED.dpop_jkt
          WHERE api_tokens.revoked_at IS NULL
        RETURNING id`,
       [
@@ -220,6 +223,7 @@ export class TokensRepository {
         t.grantId,
         t.clientId,
         t.audience,
+        t.dpopJkt,
       ],
     );
     return rows.length === 1;

@@ -104,6 +104,7 @@ export class TokensService {
       expiresAt: row.expires_at,
       clientName: row.client_name,
       audience: row.audience,
+      dpopJkt: row.dpop_jkt,
       organizationId: row.organization_id,
       organizationSlug: row.organization_slug,
       userId: row.user_id,

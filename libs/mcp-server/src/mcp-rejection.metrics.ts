@@ -30,7 +30,9 @@ export function rejectionReasonOf(
 ): TransportRejectionReason | undefined {
   switch (status) {
     case 401:
-      return wwwAuthenticate !== undefined && /error="invalid_token"/.test(wwwAuthenticate)
+      // A DPoP proof refused counts with the tokens refused: the credential presented was not valid.
+      return wwwAuthenticate !== undefined &&
+        /error="invalid_(token|dpop_proof)"/.test(wwwAuthenticate)
         ? 'invalid_token'
         : 'unauthenticated';
     case 403:

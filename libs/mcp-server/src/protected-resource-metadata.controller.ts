@@ -2,6 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AppConfig, MCP_PATH } from '@app/config';
 import { Public, READ_SCOPES, type Scope } from '@app/access-vocabulary';
+import { DPOP_SIGNING_ALGORITHMS } from '@app/identity';
 
 /** RFC 9728 OAuth Protected Resource Metadata for the MCP endpoint. */
 export interface ProtectedResourceMetadata {
@@ -10,6 +11,8 @@ export interface ProtectedResourceMetadata {
   scopes_supported: readonly Scope[];
   bearer_methods_supported: ['header'];
   resource_name: string;
+  dpop_signing_alg_values_supported: readonly string[];
+  dpop_bound_access_tokens_required: false;
 }
 
 /**
@@ -45,6 +48,9 @@ export class ProtectedResourceMetadataController {
       scopes_supported: READ_SCOPES,
       bearer_methods_supported: ['header'],
       resource_name: 'Platform MCP server',
+      // Tokens bound to a key (DPoP) are verified here; unbound ones are accepted too.
+      dpop_signing_alg_values_supported: DPOP_SIGNING_ALGORITHMS,
+      dpop_bound_access_tokens_required: false,
     };
   }
 }

@@ -34,6 +34,7 @@ function principal(over: Partial<Principal> = {}): Principal {
     tokenId: 't1',
     tokenKind: 'personal',
     audience: null,
+    dpopJkt: null,
     tokenName: 'test token',
     scopes: ['portal_users:read', 'accounts:read'],
     expiresAt: null,

@@ -12,7 +12,12 @@ import {
 } from 'oidc-provider';
 import { AppConfig, isLoopbackHostname } from '@app/config';
 import { toEnvelope } from '@app/errors';
-import { MembershipsRepository, newTokenSecret, TokensRepository } from '@app/identity';
+import {
+  DPOP_SIGNING_ALGORITHMS,
+  MembershipsRepository,
+  newTokenSecret,
+  TokensRepository,
+} from '@app/identity';
 import { RateLimitService } from '@app/rate-limit';
 import { hmac } from './browser-secrets.js';
 import { clientDocumentUrlRefusal } from './client-document-url.js';
@@ -244,7 +249,11 @@ export class OAuthProviderService implements OnModuleInit {
         keys: config.confirmationKeys.map((k) => hmac(k, 'oidc-provider cookies v1')),
       },
       jwks: { keys: keys.filter(isJwk) },
-      enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+      enabledJWA: {
+        idTokenSigningAlgValues: ['ES256'],
+        // The algorithms every route that takes a bound token verifies (one list).
+        dPoPSigningAlgValues: [...DPOP_SIGNING_ALGORITHMS],
+      },
       discovery: {
         service_documentation: `${config.baseUrl}/v1/openapi.json`,
       },

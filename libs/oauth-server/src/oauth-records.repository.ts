@@ -39,6 +39,27 @@ export class OAuthRecordsRepository {
     );
   }
 
+  /**
+   * Stores a record that must be new (the library's `ReplayDetection`: a proof's `jti`): false
+   * when a live record with that id exists, whichever replica stored it, even a moment ago.
+   */
+  async insertOnce(
+    model: string,
+    idHash: string,
+    payload: OidcPayload,
+    expiresInSeconds: number | undefined,
+  ): Promise<boolean> {
+    const rows = await this.ds.query<unknown[]>(
+      `INSERT INTO oauth_records (model, id, payload, expires_at)
+       VALUES ($1, $2, $3, CASE WHEN $4::int IS NULL THEN NULL ELSE now() + make_interval(secs => $4::int) END)
+       ON CONFLICT (model, id) DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at
+         WHERE oauth_records.expires_at IS NOT NULL AND oauth_records.expires_at <= now()
+       RETURNING 1`,
+      [model, idHash, JSON.stringify(payload), expiresInSeconds ?? null],
+    );
+    return rows.length === 1;
+  }
+
   async find(model: string, idHash: string): Promise<OidcPayload | undefined> {
     return this.first(
       `SELECT payload, consumed_at FROM oauth_records

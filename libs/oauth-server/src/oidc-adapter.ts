@@ -52,6 +52,15 @@ export class PostgresOidcAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    // The library looks a proof's jti up, then saves it: two replicas could both find nothing.
+    // Saving it is the check that holds.
+    if (this.model === 'ReplayDetection') {
+      if (
+        !(await this.records.insertOnce(this.model, hashTokenSecret(id), { ...payload }, expiresIn))
+      )
+        throw new errors.InvalidGrant('DPoP proof JWT Replay detected');
+      return;
+    }
     if (this.model === 'AccessToken') await this.storeAccessToken(id, payload, expiresIn);
     // A registered client (the library gives it no expiry) expires unless a person authorizes it
     // (the grant below keeps it): registrations nobody uses do not pile up.
@@ -116,6 +125,8 @@ export class PostgresOidcAdapter implements Adapter {
       clientId,
       clientName: await this.tokens.clientName(clientId),
       audience: audience ?? this.tokens.defaultAudience,
+      // Set by the library when the token request came with a DPoP proof (RFC 9449 §5).
+      dpopJkt: typeof payload.jkt === 'string' ? payload.jkt : null,
       scopes: (payload.scope ?? '').split(' ').filter(isScope),
       secretHash: hashTokenSecret(secret),
       tokenPrefix: displayPrefix(secret),

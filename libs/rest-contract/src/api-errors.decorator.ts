@@ -46,6 +46,7 @@ export class ApiErrorEnvelope {
 export const AUTH_ERROR_CODES = [
   'UNAUTHENTICATED',
   'INVALID_TOKEN',
+  'INVALID_DPOP_PROOF',
   ...AUTHORIZATION_CODES,
 ] as const satisfies readonly ErrorCode[];
 

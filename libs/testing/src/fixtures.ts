@@ -10,6 +10,7 @@ export function testPrincipal(over: Partial<Principal> = {}): Principal {
     tokenId: 't1',
     tokenKind: 'personal',
     audience: null,
+    dpopJkt: null,
     tokenName: 'test token',
     scopes: [],
     expiresAt: null,

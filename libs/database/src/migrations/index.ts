@@ -14,6 +14,7 @@ import { AuditEventsRequestIndex1764790000000 } from './1764790000000-audit-even
 import { PrincipalChangeNotify1764800000000 } from './1764800000000-principal-change-notify.js';
 import { AuditAdminCommand1764810000000 } from './1764810000000-audit-admin-command.js';
 import { SignInAuditAndPersonalMail1764900000000 } from './1764900000000-sign-in-audit-and-personal-mail.js';
+import { Dpop1764930000000 } from './1764930000000-dpop.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -36,4 +37,5 @@ export const MIGRATIONS = [
   PrincipalChangeNotify1764800000000,
   AuditAdminCommand1764810000000,
   SignInAuditAndPersonalMail1764900000000,
+  Dpop1764930000000,
 ];
