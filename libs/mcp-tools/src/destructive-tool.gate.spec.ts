@@ -74,7 +74,9 @@ function setup(
   });
   const lookups: string[] = [];
   const dispatch = vi.fn<RestDispatcher['dispatch']>((_c, contract, input) => {
-    lookups.push(`${contract.method} ${contract.path.replace(':id', input?.params?.id ?? '')}`);
+    lookups.push(
+      `${contract.method} ${contract.path.replace(':id', typeof input?.params?.id === 'string' ? input.params.id : '')}`,
+    );
     return Promise.resolve(
       opts.lookup ?? { status: 200, body: RECORD, text: JSON.stringify(RECORD) },
     );

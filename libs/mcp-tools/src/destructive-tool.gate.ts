@@ -14,7 +14,7 @@ import { MetricsService } from '@app/metrics';
 import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
 import { envelopeOf } from './mcp-refusals.js';
 import { RestDispatcher } from './rest-dispatcher.js';
-import type { CompiledTool } from './tool-catalog.js';
+import { pathParamsOf, pathValuesOf, type CompiledTool } from './tool-catalog.js';
 import type { ConfirmationSpec } from './tool-definition.js';
 
 export type GateDecision =
@@ -59,6 +59,13 @@ export class DestructiveToolGate {
     ctx: McpRequestContext,
     caller: CallerContext,
   ): Promise<GateDecision> {
+    if (pathParamsOf(spec.lookup.path).some((p) => args[p] === undefined)) {
+      // Whatever the client, a call missing the argument that names its target says that
+      // ("id is required"), not that the client cannot confirm: that is the fix the caller needs.
+      const target = await this.readTarget(spec, args, caller);
+      if ('envelope' in target)
+        return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+    }
     if (ctx.era === 'legacy' || !declaresFormElicitation(ctx.clientCapabilities)) {
       return refused(
         null,
@@ -194,8 +201,8 @@ export class DestructiveToolGate {
     args: Record<string, unknown>,
     caller: CallerContext,
   ): Promise<{ record: Record<string, unknown> } | { envelope: ErrorEnvelope }> {
-    const id = typeof args.id === 'string' && args.id !== '' ? args.id : '-';
-    const res = await this.dispatcher.dispatch(caller, spec.lookup, { params: { id } });
+    const params = pathValuesOf(pathParamsOf(spec.lookup.path), args);
+    const res = await this.dispatcher.dispatch(caller, spec.lookup, { params });
     if (res.status === 200 && isJsonObject(res.body)) return { record: res.body };
     // The database could not answer in time: no question can be asked, so nothing may run.
     if (res.status === 503) throw new ConfirmationUnavailableError(envelopeOf(res.body));

@@ -33,8 +33,11 @@ export interface RestResponse {
 
 /** What a tool call (or resource read, completion, confirmation lookup) sends to an endpoint. */
 export interface RestInput {
-  /** Path parameters by name (`:id` → `{ id }`), as the URL would carry them: strings. */
-  params?: Record<string, string>;
+  /**
+   * Path parameters by name (`:id` → `{ id }`): strings, as a URL carries them; from a tool call,
+   * the argument as given (absent: left out), which the path DTO judges like any other input.
+   */
+  params?: Record<string, unknown>;
   /** Query arguments; turned into what a query string carries (strings, repeated keys as arrays). */
   query?: Record<string, unknown>;
   /** The JSON body. */

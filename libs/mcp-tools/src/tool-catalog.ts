@@ -54,6 +54,21 @@ export function pathParamsOf(path: string): string[] {
 }
 
 /**
+ * The path parameters of a call, taken from its arguments as given. An absent one is left out (not
+ * replaced by a placeholder), so the endpoint's path DTO answers `{"field":"id","message":"is
+ * required"}` like any other missing required argument; a present one, whatever its type, is the
+ * DTO's to judge.
+ */
+export function pathValuesOf(
+  pathParams: readonly string[],
+  args: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const p of pathParams) if (args[p] !== undefined) values[p] = args[p];
+  return values;
+}
+
+/**
  * Compiles a tool: its input schema merges the endpoint's path-parameter DTO and its query or
  * body DTO (`additionalProperties: false`); its output schema is the response DTO's.
  */

@@ -18,7 +18,12 @@ import {
 import { envelopeOf } from './mcp-refusals.js';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
-import { ToolCatalog, type CompiledExtensionTool, type CompiledTool } from './tool-catalog.js';
+import {
+  pathValuesOf,
+  ToolCatalog,
+  type CompiledExtensionTool,
+  type CompiledTool,
+} from './tool-catalog.js';
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import { ToolCallObserver } from './tool-call.observer.js';
@@ -210,16 +215,11 @@ export class ToolExecutor implements OnApplicationBootstrap {
     caller: CallerContext,
   ): Promise<RestResponse> {
     const { endpoint } = tool.def;
-    const params: Record<string, string> = {};
+    const params = pathValuesOf(tool.pathParams, args);
     const rest: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(args)) {
       if (tool.pathParams.includes(k)) continue;
       rest[k] = v;
-    }
-    for (const p of tool.pathParams) {
-      const value = args[p];
-      // A missing or malformed id is the endpoint's business (it answers 404/422 in its envelope).
-      params[p] = typeof value === 'string' && value !== '' ? value : '-';
     }
     const method = endpoint.method;
     const response = await this.dispatcher.dispatch(caller, endpoint, {

@@ -44,6 +44,19 @@ export function echo(value: string): string {
   return value.length <= ECHO_LIMIT ? value : `${value.slice(0, ECHO_LIMIT)}…`;
 }
 
+/**
+ * The message of a -32601. A method this server serves in the other era says so and what to send
+ * instead: a 2026-only method reached the 2025 era because the request lacked the 2026 headers and
+ * `_meta`, which a bare "not found" does not tell the person reading it.
+ */
+export function methodNotFoundMessage(
+  method: string,
+  otherEraHints: ReadonlyMap<string, string>,
+): string {
+  const hint = otherEraHints.get(method);
+  return hint === undefined ? `Method not found: ${echo(method)}` : `Method not found: ${hint}`;
+}
+
 export function methodLabel(method: string): string {
   return KNOWN_METHOD_LABELS.has(method) ? method : UNKNOWN;
 }

@@ -30,6 +30,7 @@ import {
   HEADER_SESSION_ID,
   LOGGING_LEVEL_LIST,
   methodLabel,
+  methodNotFoundMessage,
   reply,
   UNKNOWN,
   type Handled,
@@ -60,6 +61,8 @@ export interface LegacyEraOptions<TExtra> {
   sessionIds: McpSessionIds | undefined;
   pending: PendingClientRequests;
   runner: HandlerRunner<TExtra>;
+  /** Methods served only in the other era → what to send to reach them (see methodNotFoundMessage). */
+  otherEraHints: ReadonlyMap<string, string>;
 }
 
 /**
@@ -103,7 +106,8 @@ export class LegacyEra<TExtra> {
     const to: RequestReplyTo = { era: 'legacy', protocolVersion: version, method: label, id };
     const route = this.options.routes.get(method);
     if (route === undefined) {
-      return reply.error(to, METHOD_NOT_FOUND, `Method not found: ${echo(method)}`);
+      const message = methodNotFoundMessage(method, this.options.otherEraHints);
+      return reply.error(to, METHOD_NOT_FOUND, message);
     }
     switch (route.kind) {
       case 'ping':

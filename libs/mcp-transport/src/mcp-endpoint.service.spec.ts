@@ -422,21 +422,34 @@ describe('legacy era (2025 revisions)', () => {
     }
   });
 
-  it.each([
-    'tools/describe',
-    'server/discover',
-    'resources/subscribe',
-    'notifications/initialized',
-  ])('answers unknown method %s with 200 / -32601', async (method) => {
-    const { endpoint } = setup();
-    const response = await endpoint.handle(legacy(method, {}, { id: 'q' }), EXTRA);
-    expect(response.status).toBe(200);
-    expect(reply(response)).toEqual({
-      jsonrpc: '2.0',
-      id: 'q',
-      error: { code: -32601, message: `Method not found: ${method}` },
-    });
-  });
+  it.each(['tools/describe', 'resources/subscribe', 'notifications/initialized'])(
+    'answers unknown method %s with 200 / -32601',
+    async (method) => {
+      const { endpoint } = setup();
+      const response = await endpoint.handle(legacy(method, {}, { id: 'q' }), EXTRA);
+      expect(response.status).toBe(200);
+      expect(reply(response)).toEqual({
+        jsonrpc: '2.0',
+        id: 'q',
+        error: { code: -32601, message: `Method not found: ${method}` },
+      });
+    },
+  );
+
+  it.each(['server/discover', 'completion/complete'])(
+    'answers %s, served only on 2026-07-28, with -32601 naming the headers and _meta it lacked',
+    async (method) => {
+      const { endpoint } = setup();
+      const response = await endpoint.handle(legacy(method, {}, { id: 'q' }), EXTRA);
+      expect(response.status).toBe(200);
+      const { error } = reply(response);
+      expect(error?.code).toBe(-32601);
+      expect(error?.message).toContain(`${method} is served only on protocol revision 2026-07-28`);
+      expect(error?.message).toContain('MCP-Protocol-Version: 2026-07-28');
+      expect(error?.message).toContain(`Mcp-Method: ${method}`);
+      expect(error?.message).toContain('io.modelcontextprotocol/protocolVersion');
+    },
+  );
 
   it('serves a method only when the legacy capabilities advertise it', async () => {
     const { endpoint, handlers } = setup();
@@ -836,9 +849,6 @@ describe('modern era (2026-07-28)', () => {
 
   describe('d. method availability', () => {
     it.each([
-      'initialize',
-      'ping',
-      'logging/setLevel',
       'resources/subscribe',
       'resources/unsubscribe',
       'notifications/initialized',
@@ -854,6 +864,21 @@ describe('modern era (2026-07-28)', () => {
         error: { code: -32601, message: `Method not found: ${method}` },
       });
     });
+
+    it.each(['ping', 'logging/setLevel', 'initialize'])(
+      'answers %s, a 2025 method, with 404 / -32601 saying it is not part of 2026-07-28',
+      async (method) => {
+        const { endpoint } = setup();
+        const response = await endpoint.handle(modern(method, {}, { id: 500 }), EXTRA);
+        expect(response.status).toBe(404);
+        expect(reply(response).error).toEqual({
+          code: -32601,
+          message:
+            `Method not found: ${method} belongs to the 2025 revisions ` +
+            '(2025-03-26, 2025-06-18, 2025-11-25) and is not part of 2026-07-28',
+        });
+      },
+    );
 
     it('answers completion/complete with 404 when no handler (and no capability) exists', async () => {
       const capabilities = {

@@ -20,9 +20,11 @@ import {
   LEGACY_DEFAULT_PROTOCOL_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
   type LegacyProtocolVersion,
+  META_CLIENT_CAPABILITIES,
   META_FIELD,
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
+  MODERN_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp-protocol.constants.js';
 import { PendingClientRequests } from './pending-client-requests.js';
@@ -67,6 +69,39 @@ function eraFromHeaders(headers: McpHttpRequest['headers']): Era {
   const version = headers[HEADER_PROTOCOL_VERSION];
   if (version !== undefined && isModernProtocolVersion(trimOws(version))) return 'modern';
   return headers[HEADER_METHOD] !== undefined ? 'modern' : 'legacy';
+}
+
+/**
+ * What each era says about a method only the other era serves. A 2026-07-28 request is recognised
+ * by its `_meta` protocol version or its MCP-Protocol-Version / Mcp-Method headers; without them it
+ * is a 2025 request, and `server/discover` there would otherwise be a bare "Method not found".
+ */
+function otherEraHints(
+  legacy: ReadonlyMap<string, unknown>,
+  modern: ReadonlyMap<string, unknown>,
+): { toLegacy: ReadonlyMap<string, string>; toModern: ReadonlyMap<string, string> } {
+  const [modernVersion] = MODERN_PROTOCOL_VERSIONS;
+  const toLegacy = new Map<string, string>();
+  for (const method of modern.keys()) {
+    if (legacy.has(method)) continue;
+    toLegacy.set(
+      method,
+      `${method} is served only on protocol revision ${modernVersion}. This request was read as ` +
+        `a 2025 request because it carries neither the MCP-Protocol-Version: ${modernVersion} and ` +
+        `Mcp-Method: ${method} headers nor params._meta["${META_PROTOCOL_VERSION}"]; send all ` +
+        `three, with params._meta["${META_CLIENT_CAPABILITIES}"]`,
+    );
+  }
+  const toModern = new Map<string, string>();
+  for (const method of ['initialize', ...legacy.keys()]) {
+    if (modern.has(method)) continue;
+    toModern.set(
+      method,
+      `${method} belongs to the 2025 revisions (${LEGACY_PROTOCOL_VERSIONS.join(', ')}) and is ` +
+        `not part of ${modernVersion}`,
+    );
+  }
+  return { toLegacy, toModern };
 }
 
 /** The version label of a message whose era only the headers tell. */
@@ -163,8 +198,10 @@ export class McpEndpointService<TExtra> {
       if (legacyCaps[capability] !== undefined) legacy.set(method, route);
       if (modernCaps[capability] !== undefined) modern.set(method, route);
     }
+    const { toLegacy, toModern } = otherEraHints(legacy, modern);
     this.legacy = new LegacyEra<TExtra>({
       routes: legacy,
+      otherEraHints: toLegacy,
       initializeResults: initialize,
       sessionIds: options.sessionIds,
       pending,
@@ -175,6 +212,7 @@ export class McpEndpointService<TExtra> {
       discoverResult: JSON.stringify(discover),
       serverInfoMeta,
       runner,
+      otherEraHints: toModern,
       paramHeadersOf: options.paramHeadersOf,
     });
   }

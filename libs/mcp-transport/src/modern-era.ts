@@ -34,6 +34,7 @@ import {
   jsonResponse,
   LOGGING_LEVEL_LIST,
   methodLabel,
+  methodNotFoundMessage,
   reply,
   UNKNOWN,
   versionLabel,
@@ -66,6 +67,8 @@ export interface ModernEraOptions<TExtra> {
   /** `_meta` naming this server, on every result. */
   serverInfoMeta: Readonly<Record<string, unknown>>;
   runner: HandlerRunner<TExtra>;
+  /** Methods served only in the other era → what to send to reach them (see methodNotFoundMessage). */
+  otherEraHints: ReadonlyMap<string, string>;
   /** A tool's `x-mcp-header` arguments, for the `Mcp-Param-*` check (see McpEndpointOptions). */
   paramHeadersOf?: (toolName: string) => readonly ParamHeader[] | undefined;
 }
@@ -144,7 +147,8 @@ export class ModernEra<TExtra> {
     const to: RequestReplyTo = { ...labelled, protocolVersion: version };
     const route = this.options.routes.get(method);
     if (route === undefined) {
-      return reply.error(to, METHOD_NOT_FOUND, `Method not found: ${echo(method)}`);
+      const message = methodNotFoundMessage(method, this.options.otherEraHints);
+      return reply.error(to, METHOD_NOT_FOUND, message);
     }
 
     // e. dispatch
