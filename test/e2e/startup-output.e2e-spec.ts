@@ -129,6 +129,16 @@ async function waitReady(url: string, alive: () => boolean): Promise<void> {
   throw new Error('the server was not ready in time');
 }
 
+/** The banner's lines (trimmed), as the README shows them. */
+function bannerOf(base: string, dataDir: string): string[] {
+  return [
+    `MCP endpoint  ${base}/mcp`,
+    `REST API      ${base}/v1   (OpenAPI: ${base}/v1/openapi.json)`,
+    `Admin console ${base}/admin/`,
+    `Demo tokens   ${join(dataDir, 'demo-tokens.json')}`,
+  ];
+}
+
 describe('start-up output of the built server', () => {
   it('port in use: one clear line on stderr, exit code 1, no stack, no tokens file', async () => {
     const holder = net.createServer();
@@ -180,7 +190,56 @@ describe('start-up output of the built server', () => {
     expect(ourLines(output.err())).toEqual([]);
     const messages = expectJsonOnly(output.out()).map((l) => String(l.msg));
     expect(messages).toContain(`MCP endpoint: http://127.0.0.1:${port}/mcp`);
+    expect(messages).toContain(`Admin console: http://127.0.0.1:${port}/admin/`);
   }, 180_000);
+
+  it(
+    'a terminal, LOG_LEVEL=info (what `npm start` shows): the banner, with the console URL, is the last thing on screen',
+    {
+      timeout: 180_000,
+      ...skipWhen(
+        !existsSync(SCRIPT) && `${SCRIPT} (util-linux) is missing: it gives the server a terminal`,
+      ),
+    },
+    async () => {
+      const port = await freePort();
+      const dataDir = inWork('tty-info');
+      const pidFile = inWork('tty-info-pid.txt');
+      // stdout and stderr on the same terminal, in the order a person sees them.
+      const command = `echo $$ > '${pidFile}'; exec '${process.execPath}' '${MAIN}'`;
+      const child = spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
+        cwd: ROOT,
+        env: serverEnv(dataDir, port),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output = collect(child);
+      const exited = exitOf(child);
+      const base = `http://127.0.0.1:${port}`;
+      let screen = '';
+      try {
+        await waitReady(base, () => child.exitCode === null);
+        // Ready is answered before main() prints; wait for the banner's last line, then a moment
+        // for anything the logger still had to write.
+        const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+        while (!output.out().includes('Demo tokens   ') && Date.now() < deadline) await delay(100);
+        await delay(1_000);
+        screen = output.out();
+      } finally {
+        const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+        stop(pid, child);
+        await exited;
+      }
+      // A terminal shows colours; oidc-provider's runtime notice comes in red on Node 20.
+      const lines = ourLines(
+        screen.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), ''),
+      );
+      const banner = bannerOf(base, dataDir);
+      expect(lines.slice(-banner.length)).toEqual(banner);
+      // Everything above it is the JSON log, the URLs included.
+      const logs = expectJsonOnly(lines.slice(0, -banner.length).join('\n'));
+      expect(logs.map((l) => String(l.msg))).toContain(`Admin console: ${base}/admin/`);
+    },
+  );
 
   it(
     'stdout a terminal, LOG_LEVEL=warn: the banner on stderr still names the URLs; stdout stays JSON',
@@ -212,11 +271,7 @@ describe('start-up output of the built server', () => {
         await exited;
       }
       const base = `http://127.0.0.1:${port}`;
-      expect(ourLines(await readFile(errFile, 'utf8'))).toEqual([
-        `MCP endpoint  ${base}/mcp`,
-        `REST API      ${base}/v1   (OpenAPI: ${base}/v1/openapi.json)`,
-        `Demo tokens   ${join(dataDir, 'demo-tokens.json')}`,
-      ]);
+      expect(ourLines(await readFile(errFile, 'utf8'))).toEqual(bannerOf(base, dataDir));
       // LOG_LEVEL=warn: nothing at info on stdout, and whatever is there is JSON.
       const logs = expectJsonOnly(output.out());
       expect(logs.filter((l) => typeof l.level === 'number' && l.level < 40)).toEqual([]);

@@ -3,6 +3,8 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
+import { destination, type DestinationStream } from 'pino';
+import type { Options as HttpLoggerOptions } from 'pino-http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
 import { AppConfig, ConfigModule, MCP_PATH } from '@app/config';
@@ -26,6 +28,18 @@ import { OrgAdminModule } from '@app/org-admin';
 import { OAuthServerModule } from '@app/oauth-server';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
+
+/**
+ * The logger's options, and at a terminal a synchronous stdout: a person is reading there, and an
+ * asynchronous write that the terminal refuses for a moment lands after the start-up banner
+ * (written to stderr right after the last start-up line), which is then no longer the last thing
+ * on screen. Log shippers (stdout not a terminal) keep pino's asynchronous default.
+ */
+function atTerminal(
+  options: HttpLoggerOptions,
+): HttpLoggerOptions | [HttpLoggerOptions, DestinationStream] {
+  return process.stdout.isTTY ? [options, destination({ dest: 1, sync: true })] : options;
+}
 
 /** Wiring only: which libraries make up the server, and the global filter and guards. */
 @Module({})
@@ -51,7 +65,7 @@ export class AppModule {
         LoggerModule.forRoot({
           // Every route (the library's default wildcard does not reach routes under Fastify).
           forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
-          pinoHttp: {
+          pinoHttp: atTerminal({
             level: config.logLevel,
             genReqId: (req) => req.id ?? '',
             // No access lines for probes and scrapes.
@@ -76,7 +90,7 @@ export class AppModule {
                 url: redactUrl(req.url),
               }),
             },
-          },
+          }),
         }),
         DatabaseModule.forRoot(databaseUrl, config.dbPoolSize, {
           statementTimeoutMs: config.dbStatementTimeoutMs,

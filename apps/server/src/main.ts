@@ -37,14 +37,16 @@ async function main(): Promise<void> {
   const base = config.baseUrl;
   logger.log(`MCP endpoint: ${base}/mcp`);
   logger.log(`REST API:     ${base}/v1 (OpenAPI at ${base}/v1/openapi.json)`);
+  logger.log(`Admin console: ${base}/admin/`);
   if (server.demoTokensFile) logger.log(`Demo tokens:  ${server.demoTokensFile}`);
-  // A person at a terminal gets the three useful lines at the end, whatever LOG_LEVEL says; log
+  // A person at a terminal gets the useful lines at the end, whatever LOG_LEVEL says; log
   // shippers (stdout not a TTY) get JSON only.
   if (process.stdout.isTTY) {
     const lines = [
       '',
       `  MCP endpoint  ${base}/mcp`,
       `  REST API      ${base}/v1   (OpenAPI: ${base}/v1/openapi.json)`,
+      `  Admin console ${base}/admin/`,
       ...(server.demoTokensFile ? [`  Demo tokens   ${server.demoTokensFile}`] : []),
       '',
     ];
