@@ -67,6 +67,8 @@ export class AuditTrail {
     actor: AuditActor = this.callerAsActor(),
   ): Promise<void> {
     await this.events.append(tx, { ...actor, ...entry });
+    // What must commit with the caller's write (an MCP write tool's history row) joins it here.
+    await this.context.takeWithWrite()?.(tx);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
 
 /** Who is calling: the token, its organisation, and the person who authorized it. */
@@ -48,4 +49,10 @@ export interface CallerContext {
   confirmationId: string | null;
   /** The request id of the originating (outer) request. */
   requestId: string;
+  /**
+   * More rows that must commit in the transaction of this caller's write, or not at all (an MCP
+   * write tool's history row): run once, by the audit trail, in the transaction of the first
+   * audit event the call records, then cleared.
+   */
+  withWrite?: (tx: EntityManager) => Promise<void>;
 }

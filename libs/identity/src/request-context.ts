@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import { Injectable } from '@nestjs/common';
 import { ClsService, type ClsStore } from 'nestjs-cls';
 import { DomainError } from '@app/errors';
@@ -40,6 +41,17 @@ export class RequestContext {
     const caller = this.cls.isActive() ? this.cls.get('caller') : undefined;
     if (caller === undefined) throw new DomainError('UNAUTHENTICATED', 'No authenticated caller');
     return caller;
+  }
+
+  /**
+   * The caller's `withWrite` rows, handed out once: the first audit event of a write commits them
+   * in its transaction; none on a public route or a call without any.
+   */
+  takeWithWrite(): ((tx: EntityManager) => Promise<void>) | undefined {
+    const caller = this.cls.isActive() ? this.cls.get('caller') : undefined;
+    const rows = caller?.withWrite;
+    if (caller !== undefined) caller.withWrite = undefined;
+    return rows;
   }
 
   get principal(): Principal {

@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MetricsService } from '@app/metrics';
 import {
   HISTORY_BATCH_SIZE,
   HISTORY_FLUSH_INTERVAL_MS,
+  HISTORY_RETAINED_MAX,
   ToolCallHistory,
   type ToolCallRow,
 } from './tool-call.history.js';
+
+const byText = (a: string, b: string): number => a.localeCompare(b);
 
 function row(over: Partial<ToolCallRow> = {}): ToolCallRow {
   return {
@@ -44,10 +48,27 @@ function setup() {
       return Promise.resolve([]);
     },
   );
-  // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- a test double for the one method the history uses
-  const history = new ToolCallHistory({ query } as unknown as DataSource);
+  const retained: number[] = [];
+  const dropped: Record<string, number> = {};
+  const metrics = {
+    setHistoryRowsRetained: (n: number) => retained.push(n),
+    recordHistoryRowsDropped: (reason: string, n: number) => {
+      dropped[reason] = (dropped[reason] ?? 0) + n;
+    },
+  };
+  const history = new ToolCallHistory(
+    // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- a test double for the one method the history uses
+    { query } as unknown as DataSource,
+    // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- the two recorders the history uses
+    metrics as unknown as MetricsService,
+  );
   const ids = (): unknown[] => statements.flat().map((r) => r[0]);
-  return { history, query, statements, ids };
+  return { history, query, statements, ids, retained, dropped };
+}
+
+/** What pg says when the database is not there (a cut connection). */
+function unavailable(): Error {
+  return Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
 }
 
 describe('ToolCallHistory', () => {
@@ -155,5 +176,62 @@ describe('ToolCallHistory', () => {
     expect(ids()).toContain(late.id);
     expect(vi.getTimerCount()).toBe(0);
     expect(statements).toHaveLength(2);
+  });
+
+  it('rows the database cannot take now are kept, counted, and written once it answers again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { history, query, ids, retained } = setup();
+    query.mockRejectedValueOnce(unavailable()).mockRejectedValueOnce(unavailable());
+    const reads = [row(), row(), row()];
+    for (const r of reads) await history.record(r, { durable: false });
+    const refusedWrite = row({ status: 'NOT_FOUND' });
+    await history.record(refusedWrite, { durable: true });
+    await history.flush();
+    expect(history.retainedRows).toBe(4);
+    expect(retained.at(-1)).toBe(4);
+    expect(ids()).toEqual([]);
+    // The database answers again: the kept rows are written, oldest first, and none is lost.
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(history.retainedRows).toBe(0);
+    expect(retained.at(-1)).toBe(0);
+    expect(ids().map(String).sort(byText)).toEqual(
+      [...reads, refusedWrite].map((r) => r.id).sort(byText),
+    );
+    expect(error).not.toHaveBeenCalled();
+  });
+
+  it('keeps trying while the database stays away, and only past the bound drops the oldest (counted)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { history, query, ids, dropped } = setup();
+    const realQuery = query.getMockImplementation()!;
+    let down = true;
+    query.mockImplementation(async (sql, params) => {
+      if (down) throw unavailable();
+      return realQuery(sql, params);
+    });
+    const rows = Array.from({ length: HISTORY_RETAINED_MAX + 5 }, () => row());
+    for (const r of rows) await history.record(r, { durable: false });
+    await history.flush();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(history.retainedRows).toBe(HISTORY_RETAINED_MAX);
+    expect(dropped).toEqual({ retention_full: 5 });
+    down = false;
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(history.retainedRows).toBe(0);
+    expect(ids()).toEqual(rows.slice(5).map((r) => r.id));
+  });
+
+  it('a clean shutdown writes the rows kept for the database', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { history, query, ids } = setup();
+    query.mockRejectedValueOnce(unavailable());
+    const kept = [row(), row()];
+    for (const r of kept) await history.record(r, { durable: false });
+    await history.flush();
+    expect(history.retainedRows).toBe(2);
+    await history.beforeApplicationShutdown();
+    expect(ids()).toEqual(kept.map((r) => r.id));
+    expect(history.retainedRows).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -7,7 +7,8 @@ import {
   type ToolCallStatus,
 } from '@app/mcp-transport';
 import { ConfirmationLedger } from '@app/mcp-confirmations';
-import { ToolCallHistory } from '@app/mcp-history';
+import type { EntityManager } from 'typeorm';
+import { ToolCallHistory, type ToolCallRow } from '@app/mcp-history';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 
 /** One finished `tools/call`, as the log line, the history and the metrics see it. */
@@ -44,7 +45,21 @@ export class ToolCallObserver {
     private readonly ledger: ConfirmationLedger,
   ) {}
 
-  async completed(o: ToolCallOutcome): Promise<void> {
+  /**
+   * A write tool's history row, in the write's own transaction (with the confirmation pointing at
+   * the call): the call's row, its change and its audit event commit together or not at all.
+   */
+  async recordWithWrite(o: ToolCallOutcome, tx: EntityManager): Promise<void> {
+    await this.history.recordIn(tx, this.rowOf(o));
+    if (o.consumedConfirmation && o.confirmationId !== null)
+      await this.ledger.attachToolCall(o.confirmationId, o.id, tx);
+  }
+
+  /** `historyWritten`: the row already committed with the call's write ({@link recordWithWrite}). */
+  async completed(
+    o: ToolCallOutcome,
+    options: { historyWritten: boolean } = { historyWritten: false },
+  ): Promise<void> {
     const p = o.extra.principal;
     const client = clientNameOf(o.ctx, o.extra);
     const isError = isErrorResultStatus(o.status);
@@ -64,36 +79,18 @@ export class ToolCallObserver {
       requestId: o.extra.requestId,
     });
     this.metrics.recordToolCall(o.tool ?? 'unknown', o.status, o.durationMs / 1000);
+    if (options.historyWritten) return;
     const confirmationId = o.consumedConfirmation ? o.confirmationId : null;
     try {
-      await this.history.record(
-        {
-          id: o.id,
-          organizationId: p.organizationId,
-          tokenId: p.tokenId,
-          userId: p.userId,
-          tool: o.tool ?? o.attemptedTool,
-          clientName: client,
-          era: eraLabel(o.ctx.era),
-          protocolVersion: o.ctx.protocolVersion,
-          status: o.status,
-          isError,
-          receivedAt: o.receivedAt,
-          durationMs: o.durationMs,
-          confirmationId: o.confirmationId,
-          requestId: o.extra.requestId,
-          args: o.args,
-        },
-        {
-          durable: !o.readOnly,
-          // The confirmation points at the call it authorized (GET /v1/mcp/confirmations/{id}),
-          // written with the call's row: both or neither.
-          alongside:
-            confirmationId === null
-              ? undefined
-              : (tx) => this.ledger.attachToolCall(confirmationId, o.id, tx),
-        },
-      );
+      await this.history.record(this.rowOf(o), {
+        durable: !o.readOnly,
+        // The confirmation points at the call it authorized (GET /v1/mcp/confirmations/{id}),
+        // written with the call's row: both or neither.
+        alongside:
+          confirmationId === null
+            ? undefined
+            : (tx) => this.ledger.attachToolCall(confirmationId, o.id, tx),
+      });
     } catch (err) {
       // The call's own answer stands: replacing it with an internal error would hide what
       // happened (a write that was made, or a refusal such as confirmation_unavailable when the
@@ -103,5 +100,26 @@ export class ToolCallObserver {
         'could not record the tool-call history row',
       );
     }
+  }
+
+  private rowOf(o: ToolCallOutcome): ToolCallRow {
+    const p = o.extra.principal;
+    return {
+      id: o.id,
+      organizationId: p.organizationId,
+      tokenId: p.tokenId,
+      userId: p.userId,
+      tool: o.tool ?? o.attemptedTool,
+      clientName: clientNameOf(o.ctx, o.extra),
+      era: eraLabel(o.ctx.era),
+      protocolVersion: o.ctx.protocolVersion,
+      status: o.status,
+      isError: isErrorResultStatus(o.status),
+      receivedAt: o.receivedAt,
+      durationMs: o.durationMs,
+      confirmationId: o.confirmationId,
+      requestId: o.extra.requestId,
+      args: o.args,
+    };
   }
 }

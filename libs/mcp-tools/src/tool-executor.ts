@@ -40,9 +40,16 @@ interface Progress {
 }
 
 /** A finished call: its status for the history and what the client gets (a result or an error). */
-type Executed = Progress & { status: ToolCallStatus } & (
+type Executed = Progress & { status: ToolCallStatus; historyWritten?: boolean } & (
     { outcome: McpHandlerOutcome; error?: undefined } | { error: unknown; outcome?: undefined }
   );
+
+/** When a call was received, and the id its history row gets. */
+interface Stamp {
+  id: string;
+  started: number;
+  receivedAt: string;
+}
 
 const NOTHING_YET: Progress = {
   args: undefined,
@@ -85,7 +92,11 @@ export class ToolExecutor implements OnApplicationBootstrap {
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
     const started = performance.now();
-    const receivedAt = preciseTimestamp(performance.timeOrigin + started);
+    const stamp: Stamp = {
+      id: randomUUID(),
+      started,
+      receivedAt: preciseTimestamp(performance.timeOrigin + started),
+    };
     const name = params.name;
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: tool name is required');
@@ -93,7 +104,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
     const added = tool === undefined ? this.catalog.extension(name) : undefined;
     const executed =
       tool !== undefined
-        ? await this.execute(tool, params, ctx, extra)
+        ? await this.execute(tool, params, ctx, extra, stamp)
         : added !== undefined
           ? await this.executeExtension(added, params, ctx, extra)
           : failed(
@@ -101,20 +112,23 @@ export class ToolExecutor implements OnApplicationBootstrap {
               ctx,
               NOTHING_YET,
             );
-    await this.observer.completed({
-      id: randomUUID(),
-      tool: tool === undefined && added === undefined ? null : name,
-      attemptedTool: normalizeClientString(name) || 'unknown',
-      receivedAt,
-      readOnly: (tool?.def.annotations ?? added?.annotations)?.readOnlyHint ?? true,
-      ctx,
-      extra,
-      status: executed.status,
-      confirmationId: executed.confirmationId,
-      consumedConfirmation: executed.consumedConfirmation,
-      args: executed.args,
-      durationMs: performance.now() - started,
-    });
+    await this.observer.completed(
+      {
+        id: stamp.id,
+        tool: tool === undefined && added === undefined ? null : name,
+        attemptedTool: normalizeClientString(name) || 'unknown',
+        receivedAt: stamp.receivedAt,
+        readOnly: (tool?.def.annotations ?? added?.annotations)?.readOnlyHint ?? true,
+        ctx,
+        extra,
+        status: executed.status,
+        confirmationId: executed.confirmationId,
+        consumedConfirmation: executed.consumedConfirmation,
+        args: executed.args,
+        durationMs: performance.now() - started,
+      },
+      { historyWritten: executed.historyWritten === true },
+    );
     if (executed.outcome !== undefined) return executed.outcome;
     throw executed.error;
   }
@@ -124,6 +138,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
     params: Record<string, unknown>,
     ctx: McpRequestContext,
     extra: McpCallExtra,
+    stamp: Stamp,
   ): Promise<Executed> {
     let progress = NOTHING_YET;
     try {
@@ -165,15 +180,42 @@ export class ToolExecutor implements OnApplicationBootstrap {
         }
       }
 
+      // A write's history row commits in the write's own transaction, with its audit event: the
+      // call is answered ok only once all three are in, and none is left without the others.
+      let historyWritten = false;
+      if (!tool.def.annotations.readOnlyHint) {
+        caller.withWrite = async (tx) => {
+          await this.observer.recordWithWrite(
+            {
+              id: stamp.id,
+              tool: tool.def.name,
+              attemptedTool: tool.def.name,
+              receivedAt: stamp.receivedAt,
+              readOnly: false,
+              ctx,
+              extra,
+              status: 'ok',
+              confirmationId: progress.confirmationId,
+              consumedConfirmation: progress.consumedConfirmation,
+              args,
+              durationMs: performance.now() - stamp.started,
+            },
+            tx,
+          );
+          historyWritten = true;
+        };
+      }
       const response = await this.dispatch(tool, args, caller);
+      caller.withWrite = undefined;
       if (response.status < 200 || response.status >= 300) {
+        // Its transaction rolled back, the row with it: the observer writes the refusal's row.
         return refusedWith(asEnvelope(response), progress);
       }
       const result =
         response.body === undefined || response.body === null
           ? successResult({}, ctx.protocolVersion)
           : successResult(response.body, ctx.protocolVersion, response.text);
-      return { ...progress, status: 'ok', outcome: { kind: 'complete', result } };
+      return { ...progress, status: 'ok', historyWritten, outcome: { kind: 'complete', result } };
     } catch (err) {
       return failed(err, ctx, progress);
     }

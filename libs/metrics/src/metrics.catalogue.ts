@@ -162,6 +162,13 @@ export const RATE_LIMIT_BUDGETS = [
 ] as const;
 export type RateLimitBudget = (typeof RATE_LIMIT_BUDGETS)[number];
 
+/**
+ * Why a tool-call history row was lost: `retention_full`, the oldest of the rows kept while the
+ * database did not answer, dropped past the bound; `refused`, a row the database refused itself.
+ */
+export const HISTORY_DROP_REASONS = ['retention_full', 'refused'] as const;
+export type HistoryDropReason = (typeof HISTORY_DROP_REASONS)[number];
+
 export const METRICS = {
   mcpRequests: {
     name: 'mcp_requests_total',
@@ -231,6 +238,19 @@ export const METRICS = {
     type: 'gauge',
     help: '1 while the shared rate-limit store answers (or the budgets live in this process), 0 while each replica keeps them in its own memory.',
     labelNames: [],
+  },
+  historyRowsRetained: {
+    name: 'mcp_history_rows_retained',
+    type: 'gauge',
+    help: 'Tool-call history rows this replica keeps in memory because the database did not take them; written once it answers.',
+    labelNames: [],
+  },
+  historyRowsDropped: {
+    name: 'mcp_history_rows_dropped_total',
+    type: 'counter',
+    help: 'Tool-call history rows lost, by reason: the oldest kept rows past the bound (retention_full), or a row the database refused (refused).',
+    labelNames: ['reason'],
+    labelValues: { reason: HISTORY_DROP_REASONS },
   },
   dbPoolConnections: {
     name: 'db_pool_connections',

@@ -60,6 +60,8 @@ function recordOneOfEach(service: MetricsService): void {
   service.setPoolStatsSource(() => ({ total: 10, idle: 7, waiting: 2 }));
   service.recordRateLimitFallback('token');
   service.setRateLimitStoreUp(false);
+  service.setHistoryRowsRetained(3);
+  service.recordHistoryRowsDropped('retention_full', 2);
 }
 
 const ALL_DEFINITIONS: readonly MetricDefinition[] = Object.values(METRICS);

@@ -8,6 +8,7 @@ import {
   type McpEra,
   type McpRequestOutcome,
   type MetricDefinition,
+  type HistoryDropReason,
   type RateLimitBudget,
   type TransportRejectionReason,
 } from './metrics.catalogue.js';
@@ -52,6 +53,12 @@ export class MetricsService {
     help: METRICS.rateLimitStoreUp.help,
     registers: [this.registry],
   });
+  private readonly historyRowsRetained = new Gauge({
+    name: METRICS.historyRowsRetained.name,
+    help: METRICS.historyRowsRetained.help,
+    registers: [this.registry],
+  });
+  private readonly historyRowsDropped = this.counter(METRICS.historyRowsDropped);
   private readonly dbPoolConnections = new Gauge<LabelsOf<typeof METRICS.dbPoolConnections>>({
     name: METRICS.dbPoolConnections.name,
     help: METRICS.dbPoolConnections.help,
@@ -100,6 +107,16 @@ export class MetricsService {
   /** Whether the shared rate-limit store currently answers. */
   setRateLimitStoreUp(up: boolean): void {
     this.rateLimitStoreUp.set(up ? 1 : 0);
+  }
+
+  /** How many tool-call history rows wait in memory for the database. */
+  setHistoryRowsRetained(rows: number): void {
+    this.historyRowsRetained.set(rows);
+  }
+
+  /** Tool-call history rows lost, and why. */
+  recordHistoryRowsDropped(reason: HistoryDropReason, rows: number): void {
+    this.historyRowsDropped.inc({ reason }, rows);
   }
 
   /**
