@@ -5,6 +5,7 @@ import { Ajv, type Options } from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { TOOL_CALL_STATUS_SET } from '@app/metrics';
+import { httpStatusOf } from '@app/errors';
 import { AUTH_ERROR_CODES } from '@app/rest-contract';
 import { compileTools, ToolCatalog } from './tool-catalog.js';
 import { errorResult } from './tool-results.js';
@@ -303,10 +304,9 @@ describe('the catalogue, for the model', () => {
       const statuses = [
         'ok',
         ...tool.endpoint.errors,
-        // The access checks (authentication itself is the transport's, before any tool runs).
-        ...AUTH_ERROR_CODES.filter(
-          (code) => code !== 'UNAUTHENTICATED' && code !== 'INVALID_TOKEN',
-        ),
+        // The access checks (authentication itself, every 401, is the transport's, before any
+        // tool runs).
+        ...AUTH_ERROR_CODES.filter((code) => httpStatusOf(code) !== 401),
         // Every endpoint answers it while its database cannot be reached in time.
         'SERVICE_UNAVAILABLE',
         ...(tool.confirmation === undefined
