@@ -266,6 +266,103 @@ async function dpopProof(
     .sign(key.privateKey);
 }
 
+async function register(metadata: Json): Promise<{ status: number; body: Json }> {
+  const response = await fetch(`${t.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Registration probe',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('dynamic client registration: OAuth 2.1 redirect URIs, application_type, text rules and caps', () => {
+  it.each([
+    [
+      'http that is not loopback',
+      { redirect_uris: ['http://app.example/cb'] },
+      'invalid_redirect_uri',
+    ],
+    ['userinfo', { redirect_uris: ['https://user:pw@app.example/cb'] }, 'invalid_redirect_uri'],
+    [
+      'userinfo on loopback',
+      { redirect_uris: ['http://x@127.0.0.1:5000/cb'] },
+      'invalid_redirect_uri',
+    ],
+    ['a fragment', { redirect_uris: ['https://app.example/cb#x'] }, 'invalid_redirect_uri'],
+    [
+      'a private-use scheme for a web app',
+      { redirect_uris: ['com.example.app:/cb'] },
+      'invalid_redirect_uri',
+    ],
+    [
+      'a scheme that names no domain, native',
+      { application_type: 'native', redirect_uris: ['myapp:/cb'] },
+      'invalid_redirect_uri',
+    ],
+    [
+      'javascript:, native',
+      { application_type: 'native', redirect_uris: ['javascript:alert(1)//'] },
+      'invalid_redirect_uri',
+    ],
+    ['an unknown application_type', { application_type: 'desktop' }, 'invalid_client_metadata'],
+    [
+      'post_logout_redirect_uris from a self-registered client',
+      { post_logout_redirect_uris: ['https://evil.example/'] },
+      'invalid_client_metadata',
+    ],
+    ['U+0000 in client_name', { client_name: 'a\u0000b' }, 'invalid_client_metadata'],
+    ['a lone surrogate in client_name', { client_name: 'x\ud800' }, 'invalid_client_metadata'],
+    [
+      'U+0000 in a redirect URI',
+      { redirect_uris: ['http://127.0.0.1:5000/c\u0000'] },
+      'invalid_redirect_uri',
+    ],
+    ['a 201-character client_name', { client_name: 'n'.repeat(201) }, 'invalid_client_metadata'],
+    [
+      'a 3000-character client_uri',
+      { client_uri: `https://app.example/${'u'.repeat(3000)}` },
+      'invalid_client_metadata',
+    ],
+    [
+      'eleven redirect URIs',
+      { redirect_uris: Array.from({ length: 11 }, (_, i) => `http://127.0.0.1:${5000 + i}/cb`) },
+      'invalid_redirect_uri',
+    ],
+    [
+      'an over-long contact',
+      { contacts: [`${'c'.repeat(400)}@app.example`] },
+      'invalid_client_metadata',
+    ],
+  ])('refuses %s', async (_what, metadata, error) => {
+    const answer = await register(metadata);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe(error);
+  });
+
+  it.each([
+    ['https, web', { redirect_uris: ['https://app.example/cb'] }, 'web'],
+    [
+      'loopback http (a native app by its URIs)',
+      { redirect_uris: ['http://[::1]:5000/cb'] },
+      'native',
+    ],
+    [
+      'a private-use scheme named after a domain, native',
+      { application_type: 'native', redirect_uris: ['com.example.app:/oauth/cb'] },
+      'native',
+    ],
+  ])('accepts %s', async (_what, metadata, type) => {
+    const answer = await register(metadata);
+    expect(answer.status).toBe(201);
+    expect(answer.body.application_type).toBe(type);
+  });
+});
+
 describe('refusals of the authorization server', () => {
   let browser: BrowserAgent;
   let clientId: string;
@@ -301,20 +398,50 @@ describe('refusals of the authorization server', () => {
     expect(callback.searchParams.get('iss')).toBe(t.url);
   });
 
-  it('a write scope → invalid_scope, advising a personal token', async () => {
-    const callback = await decide(authorizeUrl(clientId, { scope: 'portal_users:write' }));
-    expect(callback.searchParams.get('error')).toBe('invalid_scope');
-    expect(callback.searchParams.get('error_description')).toContain('personal token');
+  /** An authorization request of a self-registered client that fails before anyone acted. */
+  async function refusedOnOurPage(url: URL): Promise<string> {
+    const response = await browser.fetch(url.href);
+    expect(response.status, url.href).toBe(400);
+    expect(response.headers.get('location'), 'never sent to the client').toBeNull();
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    return response.text();
+  }
+
+  it('a write scope → invalid_scope on our page (a self-registered client is not redirected to), advising a personal token', async () => {
+    const page = await refusedOnOurPage(authorizeUrl(clientId, { scope: 'portal_users:write' }));
+    expect(page).toContain('invalid_scope');
+    expect(page).toContain('personal token');
   });
 
-  it('no PKCE, or plain PKCE → refused before any sign-in', async () => {
+  it('no PKCE, or plain PKCE → refused before any sign-in, on our page', async () => {
     for (const extra of [
       { code_challenge: undefined, code_challenge_method: undefined },
       { code_challenge: VERIFIER, code_challenge_method: 'plain' },
     ]) {
-      const callback = await decide(authorizeUrl(clientId, extra));
-      expect(callback.searchParams.get('error')).toBe('invalid_request');
+      expect(await refusedOnOurPage(authorizeUrl(clientId, extra))).toContain('invalid_request');
     }
+  });
+
+  it('U+0000 in any authorization parameter → invalid_request naming it, on our page; nothing stored', async () => {
+    for (const name of ['state', 'ui_locales', 'login_hint', 'nonce', 'scope', 'prompt']) {
+      const page = await refusedOnOurPage(authorizeUrl(clientId, { [name]: 'a\u0000b' }));
+      expect(page).toContain(`${name} must not contain the character U+0000`);
+    }
+    const long = await refusedOnOurPage(authorizeUrl(clientId, { state: 's'.repeat(5000) }));
+    expect(long).toContain('state must be at most');
+  });
+
+  it('RP-initiated logout: a self-registered client cannot ask; without a client the person confirms on a scriptless page', async () => {
+    const refused = await browser.fetch(`/oauth/session/end?client_id=${clientId}`);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('cannot sign you out');
+    const page = await browser.fetch('/oauth/session/end');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const html = await page.text();
+    expect(html).not.toContain('<script');
+    expect(html).toContain('<button type="submit" name="logout" value="yes">');
   });
 
   it('a redirect URI that is not registered → an error page, never a redirect there', async () => {

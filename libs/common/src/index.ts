@@ -7,4 +7,4 @@ export { unreachable } from './unreachable.js';
 export { isJsonObject } from './json-object.js';
 export { argumentsDigest, canonicalJson, MAX_ARGUMENTS_DEPTH } from './arguments-digest.util.js';
 export { sanitizeForPrompt } from './prompt-text.util.js';
-export { isPrototypeMemberName, textRefusal } from './input-text.js';
+export { isPrototypeMemberName, textRefusal, textRefusalIn } from './input-text.js';

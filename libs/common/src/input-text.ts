@@ -29,3 +29,23 @@ const PROTOTYPE_MEMBER_NAMES: ReadonlySet<string> = new Set([
 export function isPrototypeMemberName(key: string): boolean {
   return PROTOTYPE_MEMBER_NAMES.has(key);
 }
+
+/**
+ * The first string or key anywhere in a JSON value that {@link textRefusal} refuses, as
+ * "`path` must not contain …", or `undefined`. For storage that holds whole documents (`jsonb`),
+ * whose every string must be acceptable text.
+ */
+export function textRefusalIn(value: unknown, path = 'value'): string | undefined {
+  if (typeof value === 'string') {
+    const why = textRefusal(value);
+    return why === undefined ? undefined : `${path} must not contain ${why}`;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const why = textRefusal(key);
+    if (why !== undefined) return `${path} must not have a member whose name contains ${why}`;
+    const inner = textRefusalIn(item, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
+}

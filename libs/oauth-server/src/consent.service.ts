@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from 'oidc-provider';
 import { AppConfig, isLoopbackHostname } from '@app/config';
 import { OAuthProviderService, CONSENT_PATH } from './oauth-provider.service.js';
+import { isVerifiedClient } from './client-metadata-rules.js';
 import { consentPage, messagePage, noMembershipPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';
 import { OAUTH_SCOPES, OIDC_SCOPES, SCOPE_WORDS, isScope } from './scope-words.js';
@@ -174,7 +175,7 @@ function describeClient(
   client: object,
 ): { name: string; host: string; warning?: string } {
   const cimd = URL.parse(clientId);
-  const fromDocument = 'clientIdMetadataDocument' in client && cimd?.protocol === 'https:';
+  const fromDocument = isVerifiedClient(client) && cimd !== null;
   const redirect = URL.parse(redirectUris?.[0] ?? '');
   const loopback = redirect !== null && isLoopbackHostname(redirect.hostname);
   const host = fromDocument

@@ -10,7 +10,7 @@ import {
   type KoaContextWithOIDC,
   type ResourceServer,
 } from 'oidc-provider';
-import { AppConfig, isLoopbackHostname } from '@app/config';
+import { AppConfig } from '@app/config';
 import { toEnvelope } from '@app/errors';
 import {
   DPOP_SIGNING_ALGORITHMS,
@@ -21,6 +21,8 @@ import {
 import { RateLimitService } from '@app/rate-limit';
 import { hmac } from './browser-secrets.js';
 import { clientDocumentUrlRefusal } from './client-document-url.js';
+import { clientMetadataRefusal, isLoopbackHttp } from './client-metadata-rules.js';
+import { guardOAuthServer, renderSignOut } from './oauth-server.middleware.js';
 import { PostgresOidcAdapter, restoreConsumed } from './oidc-adapter.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { messagePage } from './pages.js';
@@ -32,12 +34,6 @@ export const OAUTH_MOUNT = '/oauth';
 export const CONSENT_PATH = '/consent';
 /** Largest Client ID Metadata Document fetched (bytes). */
 const CIMD_MAX_BYTES = 5 * 1024;
-
-function isLoopbackHttp(uri: unknown): boolean {
-  if (typeof uri !== 'string') return false;
-  const parsed = URL.parse(uri);
-  return parsed !== null && parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname);
-}
 
 /**
  * The OAuth 2.1 authorization server: `oidc-provider` (certified, panva) configured for MCP
@@ -145,21 +141,27 @@ export class OAuthProviderService implements OnModuleInit {
         token_endpoint_auth_method: 'none',
         id_token_signed_response_alg: 'ES256',
       },
-      // RFC 8252 §7.3: a client whose redirect URIs are all http loopback is a native app, whose
-      // redirect may use any port (oidc-provider matches loopback ports loosely for native apps).
+      // Runs once per client (registration, metadata document, stored registration), before the
+      // library's own checks. RFC 8252 §7.3: a client whose redirect URIs are all http loopback is
+      // a native app, whose redirect may use any port (oidc-provider matches loopback ports
+      // loosely for native apps). Then this server's rules (client-metadata-rules.ts); a client
+      // whose client_id is an https URL came from its metadata document (DCR ids are random).
       extraClientMetadata: {
         properties: ['loopback_any_port'],
         validator(_ctx, key, _value, metadata) {
           if (key !== 'loopback_any_port') return;
           const uris = metadata.redirect_uris;
           if (
-            metadata.application_type !== 'native' &&
+            metadata.application_type === 'web' &&
             Array.isArray(uris) &&
             uris.length > 0 &&
             uris.every(isLoopbackHttp)
           )
             metadata.application_type = 'native';
           delete metadata.loopback_any_port;
+          const verified = URL.parse(metadata.client_id)?.protocol === 'https:';
+          const refusal = clientMetadataRefusal(metadata, verified);
+          if (refusal !== undefined) throw new errors.InvalidClientMetadata(refusal);
         },
       },
       features: {
@@ -167,6 +169,23 @@ export class OAuthProviderService implements OnModuleInit {
         registration: { enabled: true, initialAccessToken: false },
         revocation: { enabled: true },
         userinfo: { enabled: false },
+        // Pushed authorization requests (RFC 9126) are off: MCP clients do not use them, and they
+        // would be one more endpoint that stores a request's parameters before anyone looked.
+        pushedAuthorizationRequests: { enabled: false },
+        // Our pages: the person confirms, and only a verified client may ask (see
+        // guardOAuthServer, which also renders the library's no-account case the same way).
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: (ctx) => {
+            renderSignOut(ctx);
+            return Promise.resolve();
+          },
+          postLogoutSuccessSource: (ctx) => {
+            ctx.type = 'html';
+            ctx.body = messagePage('Signed out', 'You are signed out of the authorization server.');
+            return Promise.resolve();
+          },
+        },
         resourceIndicators: {
           enabled: true,
           defaultResource: () => resource,
@@ -317,6 +336,7 @@ export class OAuthProviderService implements OnModuleInit {
         if (ctx.status >= 400) await restoreConsumed(ctx, records);
       }
     });
+    guardOAuthServer(provider);
     provider.on('server_error', (_ctx, err) => this.logger.error({ err }, 'OAuth server error'));
     return provider;
   }

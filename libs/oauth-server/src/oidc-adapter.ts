@@ -1,4 +1,5 @@
 import { errors, Provider, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { textRefusal, textRefusalIn } from '@app/common';
 import { displayPrefix, hashTokenSecret, type TokensRepository } from '@app/identity';
 import { isScope } from './scope-words.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
@@ -52,6 +53,11 @@ export class PostgresOidcAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    // Whatever a request's parameters put in a record (an authorization request's state, a
+    // pushed request's login_hint, …): `jsonb` cannot hold U+0000 or a lone surrogate, so such a
+    // request is refused as invalid, never a failed INSERT.
+    const refusal = textRefusalIn(payload, this.model);
+    if (refusal !== undefined) throw new errors.InvalidRequest(refusal);
     // The library looks a proof's jti up, then saves it: two replicas could both find nothing.
     // Saving it is the check that holds.
     if (this.model === 'ReplayDetection') {
@@ -75,11 +81,14 @@ export class PostgresOidcAdapter implements Adapter {
     return this.records.find(this.model, hashTokenSecret(id));
   }
 
-  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+  // A uid or user code comes from a URL path: text Postgres cannot compare is no record's.
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (textRefusal(uid) !== undefined) return undefined;
     return this.records.findBy(this.model, 'uid', uid);
   }
 
-  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    if (textRefusal(userCode) !== undefined) return undefined;
     return this.records.findBy(this.model, 'user_code', userCode);
   }
 

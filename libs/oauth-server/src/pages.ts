@@ -32,13 +32,23 @@ const CSS_HASH = `sha256-${createHash('sha256').update(CSS, 'utf8').digest('base
 export const PAGE_CSP = `default-src 'none'; style-src '${CSS_HASH}'; frame-ancestors 'none'; base-uri 'none'`;
 
 /**
- * The headers of every server-rendered page: HTML, the page CSP, never cached. `noReferrer`: the
+ * What protects every page this server renders, ours and oidc-provider's alike: the page CSP
+ * (which also forbids framing) and the older header that says the same to browsers without CSP.
+ */
+export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': PAGE_CSP,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+};
+
+/**
+ * The headers of every server-rendered page: HTML, the page security headers, never cached. `noReferrer`: the
  * page's URL carries a secret (a sign-in link), so it must not leave in a Referer header.
  */
 export function HtmlPage(options: { noReferrer?: boolean } = {}): MethodDecorator {
   return applyDecorators(
     Header('content-type', 'text/html; charset=utf-8'),
-    Header('content-security-policy', PAGE_CSP),
+    ...Object.entries(PAGE_SECURITY_HEADERS).map(([name, value]) => Header(name, value)),
     Header('cache-control', 'no-store'),
     ...(options.noReferrer === true ? [Header('referrer-policy', 'no-referrer')] : []),
   );
@@ -121,6 +131,33 @@ export function messagePage(
 ): string {
   const a = link === undefined ? '' : `<p><a href="${esc(link.href)}">${esc(link.label)}</a></p>`;
   return layout(title, `<h1>${esc(title)}</h1><p>${esc(text)}</p>${a}`);
+}
+
+/**
+ * RP-initiated logout, asked of the person: one button posts the library's form (its action and
+ * anti-forgery value); nothing happens by itself.
+ */
+export function signOutConfirmPage(input: {
+  action: string;
+  xsrf: string;
+  clientName?: string;
+  returnHost?: string;
+}): string {
+  const who =
+    input.clientName === undefined
+      ? ''
+      : `<p><strong>${esc(input.clientName)}</strong> asks to sign you out.</p>`;
+  const then =
+    input.returnHost === undefined
+      ? ''
+      : `<p>Afterwards you are sent to <strong>${esc(input.returnHost)}</strong>.</p>`;
+  return layout(
+    'Sign out',
+    `<h1>Sign out?</h1>${who}${then}
+<form method="post" action="${esc(input.action)}">${hidden('xsrf', input.xsrf)}
+<button type="submit" name="logout" value="yes">Sign out</button></form>
+<p class="note">To stay signed in, close this page.</p>`,
+  );
 }
 
 export interface ConsentOrganization {
