@@ -26,7 +26,8 @@ const OWNER = 'olivia.owner@acme.test';
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 
 beforeAll(async () => {
-  t = await startTestServer({ logLevel: 'error' });
+  // The registration rules below register ~20 clients from one IP: above the per-IP quota.
+  t = await startTestServer({ logLevel: 'error', oauthRegistrationsPerIpPerHour: 200 });
 });
 afterAll(async () => t?.close());
 
