@@ -22,8 +22,8 @@ const CLIENT_READ_MARGIN_MS = 1_000;
 
 /**
  * The one description of the database connection, used by the app and by the migration command.
- * Entities are registered by each feature module (`TypeOrmModule.forFeature`), so the app adds
- * `autoLoadEntities`; the migration command needs none. With `timeouts`, statements and
+ * No entities: repositories run SQL and map rows themselves (docs/architecture.md, rule 4). With
+ * `timeouts`, statements and
  * connections are bounded (the app); without, only connecting is (migrations may run long DDL).
  */
 export function dataSourceOptions(

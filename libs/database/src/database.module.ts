@@ -11,7 +11,6 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions(url, poolSize, timeouts),
-          autoLoadEntities: true,
           migrationsRun: false,
           logging: false,
         }),

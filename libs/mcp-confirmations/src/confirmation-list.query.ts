@@ -1,6 +1,6 @@
 import { equals, newestFirstQuery, type Condition, type SqlQuery } from '@app/rest-contract';
 import { CONFIRMATION_COLUMNS } from './confirmation.row.js';
-import type { ConfirmationStatus, McpConfirmationEntity } from './mcp-confirmation.entity.js';
+import type { ConfirmationStatus, McpConfirmation } from './mcp-confirmation.js';
 
 /** Which of an organisation's confirmations to list, newest first. */
 export interface ConfirmationFilter {
@@ -32,7 +32,7 @@ const STATUS_CONDITIONS: Readonly<Record<ConfirmationStatus, Condition>> = {
 
 /** The status a person sees: a pending confirmation past its expiry is expired. */
 export function visibleStatus(
-  c: Pick<McpConfirmationEntity, 'status' | 'expiresAt'>,
+  c: Pick<McpConfirmation, 'status' | 'expiresAt'>,
   now: Date,
 ): ConfirmationStatus {
   return c.status === 'pending' && c.expiresAt.getTime() <= now.getTime() ? 'expired' : c.status;

@@ -15,7 +15,6 @@ import {
   type RedeemOutcome,
 } from './confirmation.service.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
-import { McpConfirmationEntity } from './mcp-confirmation.entity.js';
 import { McpConfirmationsModule } from './mcp-confirmations.module.js';
 import { RequestStateCodec } from './request-state.codec.js';
 
@@ -45,7 +44,6 @@ function config(ttlSeconds = 600): AppConfig {
 async function replica(url: string, ttlSeconds = 600, poolSize = 10): Promise<Replica> {
   const ds = new DataSource({
     ...dataSourceOptions(url, poolSize),
-    entities: [McpConfirmationEntity],
     logging: false,
   });
   await ds.initialize();
@@ -522,14 +520,12 @@ describe('confirmation ledger and service on a real database', () => {
     it('an unreachable or destroyed DataSource: ConfirmationUnavailableError, nothing of another type', async () => {
       const unreachable = new DataSource({
         ...dataSourceOptions('postgres://postgres@127.0.0.1:1/x', 1),
-        entities: [McpConfirmationEntity],
       });
       await expect(unreachable.initialize()).rejects.toThrow(/ECONNREFUSED/);
       const never = wire(unreachable);
 
       const destroyedDs = new DataSource({
         ...dataSourceOptions(db.url, 1),
-        entities: [McpConfirmationEntity],
       });
       await destroyedDs.initialize();
       const destroyed = wire(destroyedDs);

@@ -4,23 +4,23 @@ import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 import { unreachable } from '@app/common';
 import { confirmationsListQuery, type ConfirmationFilter } from './confirmation-list.query.js';
 import { CONFIRMATION_COLUMNS, toConfirmation, type ConfirmationRow } from './confirmation.row.js';
-import type { McpConfirmationEntity } from './mcp-confirmation.entity.js';
+import type { McpConfirmation } from './mcp-confirmation.js';
 
 /** A confirmation to record; it expires `ttlSeconds` after the database's `now()`. */
-export interface NewConfirmation {
-  organizationId: string;
-  tokenId: string;
-  userId: string;
-  tool: string;
-  argumentsDigest: string;
-  targetType: string;
-  targetId: string;
-  message: string;
-  protocolVersion: string;
-  clientName: string | null;
-  requestId: string;
-  ttlSeconds: number;
-}
+export type NewConfirmation = Pick<
+  McpConfirmation,
+  | 'organizationId'
+  | 'tokenId'
+  | 'userId'
+  | 'tool'
+  | 'argumentsDigest'
+  | 'targetType'
+  | 'targetId'
+  | 'message'
+  | 'protocolVersion'
+  | 'clientName'
+  | 'requestId'
+> & { ttlSeconds: number };
 
 /** What a confirmation is bound to. A transition applies only to a row bound to exactly this. */
 export interface ConfirmationBinding {
@@ -41,13 +41,13 @@ export interface ConfirmationBinding {
  * - `missing`: no such row.
  */
 export type LedgerTransition =
-  { outcome: 'consumed' | 'declined'; confirmation: McpConfirmationEntity } | LedgerInspection;
+  { outcome: 'consumed' | 'declined'; confirmation: McpConfirmation } | LedgerInspection;
 
 /** What {@link ConfirmationLedger.inspect} can find (it never records a decision). */
 export type LedgerInspection =
   | {
       outcome: 'pending' | 'replayed' | 'expired' | 'mismatch';
-      confirmation: McpConfirmationEntity;
+      confirmation: McpConfirmation;
     }
   | { outcome: 'missing' };
 
@@ -58,7 +58,7 @@ interface SettleRow extends ConfirmationRow {
 
 /** A listed confirmation and its keyset position (`cursor_ts` with microseconds). */
 export interface ListedConfirmation {
-  confirmation: McpConfirmationEntity;
+  confirmation: McpConfirmation;
   cursorTs: string;
 }
 
@@ -76,7 +76,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class ConfirmationLedger {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  async create(input: NewConfirmation): Promise<McpConfirmationEntity> {
+  async create(input: NewConfirmation): Promise<McpConfirmation> {
     const result = await this.run(
       `INSERT INTO mcp_confirmations (organization_id, token_id, user_id, tool, arguments_digest, target_type,
               target_id, message, protocol_version, client_name, request_id, expires_at)
@@ -151,7 +151,7 @@ export class ConfirmationLedger {
   }
 
   /** The organisation's confirmation, or null (also for another organisation's id). */
-  async findById(organizationId: string, id: string): Promise<McpConfirmationEntity | null> {
+  async findById(organizationId: string, id: string): Promise<McpConfirmation | null> {
     if (!UUID.test(id) || !UUID.test(organizationId)) return null;
     const result = await this.run(
       `SELECT ${CONFIRMATION_COLUMNS} FROM mcp_confirmations WHERE organization_id = $1 AND id = $2`,
@@ -244,7 +244,7 @@ function bindingParams(b: ConfirmationBinding): string[] {
   return [b.organizationId, b.tokenId, b.userId, b.tool, b.argumentsDigest];
 }
 
-function isBoundTo(c: McpConfirmationEntity, b: ConfirmationBinding): boolean {
+function isBoundTo(c: McpConfirmation, b: ConfirmationBinding): boolean {
   return (
     c.organizationId === b.organizationId &&
     c.tokenId === b.tokenId &&

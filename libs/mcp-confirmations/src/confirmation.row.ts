@@ -1,4 +1,4 @@
-import { McpConfirmationEntity, type ConfirmationStatus } from './mcp-confirmation.entity.js';
+import { McpConfirmation, type ConfirmationStatus } from './mcp-confirmation.js';
 
 /** A `mcp_confirmations` row as `pg` returns it. */
 export interface ConfirmationRow {
@@ -26,8 +26,8 @@ export const CONFIRMATION_COLUMNS = `id, organization_id, token_id, user_id, too
   target_type, target_id, message, status, protocol_version, client_name, created_at, expires_at,
   decided_at, tool_call_id, request_id`;
 
-export function toConfirmation(row: ConfirmationRow): McpConfirmationEntity {
-  return Object.assign(new McpConfirmationEntity(), {
+export function toConfirmation(row: ConfirmationRow): McpConfirmation {
+  return {
     id: row.id,
     organizationId: row.organization_id,
     tokenId: row.token_id,
@@ -45,5 +45,5 @@ export function toConfirmation(row: ConfirmationRow): McpConfirmationEntity {
     decidedAt: row.decided_at,
     toolCallId: row.tool_call_id,
     requestId: row.request_id,
-  });
+  };
 }

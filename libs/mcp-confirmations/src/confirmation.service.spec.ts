@@ -6,14 +6,14 @@ import { argumentsDigest } from '@app/common';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
 import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
-import { McpConfirmationEntity } from './mcp-confirmation.entity.js';
+import { McpConfirmation } from './mcp-confirmation.js';
 import { RequestStateCodec } from './request-state.codec.js';
 
 const KEY = 'unit-test-confirmation-key-0123456789abcdef';
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
-function row(over: Partial<McpConfirmationEntity> = {}): McpConfirmationEntity {
-  return Object.assign(new McpConfirmationEntity(), {
+function row(over: Partial<McpConfirmation> = {}): McpConfirmation {
+  return {
     id: randomUUID(),
     organizationId: randomUUID(),
     tokenId: randomUUID(),
@@ -32,7 +32,7 @@ function row(over: Partial<McpConfirmationEntity> = {}): McpConfirmationEntity {
     toolCallId: null,
     requestId: 'req-1',
     ...over,
-  });
+  };
 }
 
 /**

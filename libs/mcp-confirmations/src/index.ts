@@ -27,9 +27,9 @@ export {
 export { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 export {
   CONFIRMATION_STATUSES,
-  McpConfirmationEntity,
+  type McpConfirmation,
   type ConfirmationStatus,
-} from './mcp-confirmation.entity.js';
+} from './mcp-confirmation.js';
 export {
   CONFIRMATION_INPUT_KEY,
   elicitationRequest,

@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/config';
 import { ConfirmationLedger } from './confirmation.ledger.js';
 import { ConfirmationService } from './confirmation.service.js';
-import { McpConfirmationEntity } from './mcp-confirmation.entity.js';
 import { RequestStateCodec } from './request-state.codec.js';
 
 /**
@@ -12,7 +10,6 @@ import { RequestStateCodec } from './request-state.codec.js';
  * and the app's TypeORM connection.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([McpConfirmationEntity])],
   providers: [
     ConfirmationLedger,
     {

@@ -1,5 +1,4 @@
 export { McpHistoryModule } from './mcp-history.module.js';
-export { ToolCallEntity } from './tool-call.entity.js';
 export { ToolCallHistory, type ToolCallRow } from './tool-call.history.js';
 export { toolCallsListQuery, type ToolCallFilter } from './tool-calls.repository.js';
 export {

@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditTrailModule } from '@app/audit-trail';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
 import { McpHistoryController } from './mcp-history.controller.js';
 import { McpHistoryService } from './mcp-history.service.js';
-import { ToolCallEntity } from './tool-call.entity.js';
 import { ToolCallHistory } from './tool-call.history.js';
 import { ToolCallsRepository } from './tool-calls.repository.js';
 
@@ -14,12 +12,7 @@ import { ToolCallsRepository } from './tool-calls.repository.js';
  * queries `GET /v1/mcp/tool-calls[/{id}]` and `GET /v1/mcp/confirmations[/{id}]` (`audit.read`).
  */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([ToolCallEntity]),
-    AuditTrailModule,
-    IdentityModule,
-    McpConfirmationsModule,
-  ],
+  imports: [AuditTrailModule, IdentityModule, McpConfirmationsModule],
   controllers: [McpHistoryController],
   providers: [ToolCallHistory, ToolCallsRepository, McpHistoryService],
   exports: [ToolCallHistory],

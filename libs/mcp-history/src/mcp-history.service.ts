@@ -2,11 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
-import {
-  ConfirmationLedger,
-  visibleStatus,
-  type McpConfirmationEntity,
-} from '@app/mcp-confirmations';
+import { ConfirmationLedger, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -224,7 +220,7 @@ function toToolCallDto(r: StoredToolCall): Plain<ToolCallDto> {
   };
 }
 
-function toConfirmationDto(c: McpConfirmationEntity, now: Date): Plain<ConfirmationDto> {
+function toConfirmationDto(c: McpConfirmation, now: Date): Plain<ConfirmationDto> {
   return {
     id: c.id,
     tool: c.tool,
