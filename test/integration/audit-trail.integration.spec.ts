@@ -70,18 +70,16 @@ describe('REST /v1/audit-events', () => {
     expect(trail[0].request_id).not.toBe('outer-request-0001');
     for (const e of trail) expect(matchesSchema('AuditEventDto', e)).toEqual([]);
 
-    // No header makes an outside request an MCP one: without a token it is 401; with one, it is
-    // the api channel whatever it claims.
+    // An outside request is never an MCP one: without a token it is 401; with one, it is the api
+    // channel whatever it claims (the body's channel field below).
     const headerOnly = await t.request('/v1/portal-users', {
       method: 'POST',
-      headers: { 'x-internal-dispatch': 'mcp' },
       json: { email: 'r@example.com', name: 'R' },
     });
     expect(headerOnly.status).toBe(401);
     const forged = await t.request('/v1/portal-users', {
       method: 'POST',
       token: 'owner',
-      headers: { 'x-internal-dispatch': 'mcp' },
       json: { email: 'forged@example.com', name: 'Forged', send_invitation: false },
     });
     expect(forged.status).toBe(201);

