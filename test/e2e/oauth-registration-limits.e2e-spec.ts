@@ -16,6 +16,8 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 const REDIRECT = 'http://127.0.0.1:53685/callback';
 const VERIFIER = 'registration-verifier-'.repeat(3);
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
+const HOSTILE_NAME = 'Good Client\n\u001b[2K\u001b[1AFAKE LOG LINE \u202Egnp.exe\u202C';
+const SHOWN_NAME = 'Good Client [2K[1AFAKE LOG LINE gnp.exe';
 
 function query<T>(t: TestServer, sql: string, params: unknown[] = []): Promise<T[]> {
   return t.server.app.get(DataSource).query<T[]>(sql, params);
@@ -123,7 +125,9 @@ describe('unused registrations expire', () => {
     expect(gone.status).toBe(400);
     expect(await gone.text()).toContain('client is invalid');
 
-    const used: Json = await (await register(t, 'authorized')).json();
+    // Its name as a hostile client sends it: a line break, ESC sequences, a bidi override.
+    const used: Json = await (await register(t, HOSTILE_NAME)).json();
+    expect(used.client_name).toBe(SHOWN_NAME);
     const url = new URL(`${t.url}/oauth/authorize`);
     for (const [k, v] of Object.entries({
       client_id: used.client_id,
@@ -135,14 +139,42 @@ describe('unused registrations expire', () => {
       code_challenge_method: 'S256',
     }))
       url.searchParams.set(k, v);
+    let consent = '';
     const callback = await authorizeInBrowser({
       browser: new BrowserAgent(t.url),
       authorizationUrl: url,
       redirectUrl: REDIRECT,
       email: 'olivia.owner@acme.test',
       readMail: (email) => latestMailTo(t, email),
+      onConsentPage: (html) => (consent = html),
     });
     expect(callback.searchParams.get('code')).not.toBeNull();
     expect(await clientExpiry(t, used.client_id)).toBeNull();
+
+    const exchanged = await fetch(`${t.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT,
+        client_id: used.client_id,
+        code_verifier: VERIFIER,
+      }),
+    });
+    expect(exchanged.status).toBe(200);
+
+    // The one normaliser: the consent page and both token lists show the same one line.
+    expect(consent).toContain(SHOWN_NAME);
+    expect(consent).not.toMatch(/\p{Cf}/u);
+    expect(consent.includes('\u001b')).toBe(false);
+    for (const path of ['/v1/me/tokens', '/v1/tokens']) {
+      const page: Json = await (await t.request(`${path}?limit=100`, { token: 'owner' })).json();
+      const names = page.data.map((row: Json) => row.client_name);
+      expect(names).toContain(SHOWN_NAME);
+      expect(
+        names.filter((n: unknown) => typeof n === 'string' && /[\p{Cc}\p{Cf}]/u.test(n)),
+      ).toEqual([]);
+    }
   });
 });

@@ -8,3 +8,4 @@ export { isJsonObject } from './json-object.js';
 export { argumentsDigest, canonicalJson, MAX_ARGUMENTS_DEPTH } from './arguments-digest.util.js';
 export { sanitizeForPrompt } from './prompt-text.util.js';
 export { isPrototypeMemberName, textRefusal, textRefusalIn } from './input-text.js';
+export { MAX_CLIENT_STRING_LENGTH, normalizeClientString } from './client-string.util.js';

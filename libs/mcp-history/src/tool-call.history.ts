@@ -2,10 +2,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { argumentsDigest } from '@app/common';
+import { argumentsDigest, normalizeClientString } from '@app/common';
 import { isDatabaseUnavailable, withDatabaseDeadline } from '@app/database';
 import { MetricsService } from '@app/metrics';
-import { normalizeClientString, type EraLabel } from '@app/mcp-transport';
+import type { EraLabel } from '@app/mcp-transport';
 
 export interface ToolCallRow {
   id: string;

@@ -1,4 +1,4 @@
-import { isJsonObject, unreachable } from '@app/common';
+import { isJsonObject, normalizeClientString, unreachable } from '@app/common';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
@@ -8,7 +8,6 @@ import {
   McpError,
   INTERNAL_ERROR,
   INVALID_PARAMS,
-  normalizeClientString,
   rpcErrorStatus,
   UNCODED_TOOL_ERROR,
   type ToolCallStatus,

@@ -1,6 +1,6 @@
 import { isJsonObject } from '@app/common';
 import { trimOws } from './http-headers.util.js';
-import { normalizeClientString } from './client-string.util.js';
+import { normalizeClientString } from '@app/common';
 import { errorBody, preSerializedResultBody } from './json-rpc.codec.js';
 import type {
   Era,

@@ -62,11 +62,7 @@ export {
   type RpcErrorStatus,
   type ToolCallStatus,
 } from './tool-call-status.js';
-export {
-  MAX_CLIENT_STRING_LENGTH,
-  normalizeClientString,
-  userAgentProduct,
-} from './client-string.util.js';
+export { userAgentProduct } from './client-string.util.js';
 export {
   MAX_SESSION_ID_LENGTH,
   McpSessionIdCodec,

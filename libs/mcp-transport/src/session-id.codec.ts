@@ -6,7 +6,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { isJsonObject } from '@app/common';
-import { normalizeClientString } from './client-string.util.js';
+import { normalizeClientString } from '@app/common';
 import type { McpClientInfo } from './mcp-endpoint.types.js';
 
 /** Longer `Mcp-Session-Id` values are refused before any decoding or MAC work. */

@@ -1,3 +1,4 @@
+import { clientDisplayName } from './client-display-name.js';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from 'oidc-provider';
@@ -40,7 +41,7 @@ export class ConsentService {
     if (client === undefined) return expired();
     const identity = describeClient(
       clientId,
-      client.clientName,
+      clientDisplayName(client.clientName),
       client.clientUri,
       client.redirectUris,
       client,

@@ -23,6 +23,7 @@ import { hmac } from './browser-secrets.js';
 import { clientDocumentUrlRefusal } from './client-document-url.js';
 import { clientMetadataRefusal, isLoopbackHttp } from './client-metadata-rules.js';
 import { guardOAuthServer, renderSignOut } from './oauth-server.middleware.js';
+import { clientDisplayName } from './client-display-name.js';
 import { PostgresOidcAdapter, restoreConsumed } from './oidc-adapter.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { messagePage } from './pages.js';
@@ -111,7 +112,7 @@ export class OAuthProviderService implements OnModuleInit {
     let provider: Provider | undefined;
     const clientName = async (clientId: string): Promise<string> => {
       const client = await provider?.Client.find(clientId);
-      return client?.clientName ?? clientId;
+      return clientDisplayName(client?.clientName) ?? clientId;
     };
 
     const configuration: Configuration = {
@@ -150,6 +151,10 @@ export class OAuthProviderService implements OnModuleInit {
         properties: ['loopback_any_port'],
         validator(_ctx, key, _value, metadata) {
           if (key !== 'loopback_any_port') return;
+          // Runs for every registration and every Client ID Metadata Document: the name is kept
+          // as it will be shown (the one normaliser of client strings).
+          if (metadata.client_name !== undefined)
+            metadata.client_name = clientDisplayName(metadata.client_name);
           const uris = metadata.redirect_uris;
           if (
             metadata.application_type === 'web' &&
