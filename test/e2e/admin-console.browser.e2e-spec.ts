@@ -72,6 +72,27 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
       claude,
     );
     expect(done.body.result.isError).not.toBe(true);
+    // Another delete the person declines.
+    const kept = await createPortalUser(t, 'Kim Kept', 'kim.kept@example.com');
+    const askedAgain = await modernToolCall(
+      t.url,
+      owner,
+      'delete_portal_user',
+      { id: kept.id },
+      {},
+      claude,
+    );
+    const again = askedOf(askedAgain);
+    await modernToolCall(
+      t.url,
+      owner,
+      'delete_portal_user',
+      { id: kept.id },
+      { requestState: again.requestState, inputResponses: answer(again.key, 'decline') },
+      claude,
+    );
+    // A former member's token still tries (refused: key_owner_not_member).
+    await modernToolCall(t.url, t.tokens.former_member, 'list_accounts', {}, {}, claude);
     // A read-only OAuth client reads, then tries to write.
     const cursor = { clientName: 'Cursor' };
     await modernToolCall(t.url, reader, 'list_accounts', {}, {}, cursor);
@@ -134,11 +155,11 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await page.locator('select[name=tool]').selectOption('delete_portal_user');
     await expect
       .poll(async () =>
-        (await page.locator('table.rows tbody tr td:nth-child(2)').allInnerTexts()).every((c) =>
-          c.startsWith('delete_portal_user'),
+        (await page.locator('table.rows tbody tr td:nth-child(2)').allInnerTexts()).filter(
+          (c) => !c.startsWith('delete_portal_user'),
         ),
       )
-      .toBe(true);
+      .toEqual([]);
     expect(page.url()).toContain('tool=delete_portal_user');
     // The call that ran after the person confirmed.
     await page.locator('tr', { hasText: 'confirmed' }).getByRole('link').first().click();
@@ -191,6 +212,8 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await shot('console-revoke-dialog');
     await dialog.getByRole('button', { name: 'Revoke' }).click();
     await page.getByText(/Its next request is refused with 401/).waitFor();
+    // Keyboard focus is on what happened, not lost to <body>.
+    expect(await page.evaluate('document.activeElement?.getAttribute("role")')).toBe('status');
     await shot('console-tokens');
 
     const after = await modernToolCall(t.url, t.tokens.oauth_reader, 'list_accounts', {});
@@ -210,16 +233,89 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     }
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Confirmations' }).waitFor();
+  });
 
+  it('at 390 px every page fits the width and every control is on screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
+    const confirmationHref = await page
+      .locator('a[href^="/admin/confirmations/"]')
+      .first()
+      .getAttribute('href');
+    const pages: { path: string; heading: RegExp }[] = [
+      { path: '/admin/', heading: /^Activity$/ },
+      { path: '/admin/confirmations', heading: /^Confirmations$/ },
+      { path: confirmationHref ?? '/admin/confirmations', heading: /Confirmation/ },
+      { path: '/admin/audit', heading: /^Audit trail$/ },
+      { path: '/admin/tokens', heading: /^Connected clients and tokens$/ },
+    ];
+    const offScreen: string[] = [];
+    try {
+      for (const { path, heading } of pages) {
+        await page.goto(`${t.url}${path}`);
+        await page.getByRole('heading', { name: heading }).first().waitFor();
+        await page.locator('main :is(table.rows tbody tr, dl, .empty)').first().waitFor();
+        const width: number = await page.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+        if (width > 0) offScreen.push(`${path}: the page scrolls sideways by ${width} px`);
+        // Every control and every table cell: rendered, and inside the 390 px (a closed dialog's
+        // buttons excepted).
+        const outside: string[] = await page.evaluate(`[...document.querySelectorAll(
+            'main button, main a, main select, main input, main table.rows td')]
+          .filter((e) => {
+            // A closed dialog's buttons are not on the page until it opens.
+            if (e.closest('dialog:not([open])') !== null) return false;
+            const r = e.getBoundingClientRect();
+            return r.width === 0 || r.height === 0 || r.left < 0 || r.right > window.innerWidth;
+          })
+          .map((e) => (e.getAttribute('data-label') ?? e.tagName) + ': ' + (e.textContent ?? '').trim().slice(0, 40))`);
+        offScreen.push(...outside.map((o) => `${path}: ${o}`));
+        if (path === '/admin/') await shot('console-narrow');
+      }
+      // The cells that were off-screen at 390 px are there, named.
+      await page.goto(`${t.url}/admin/`);
+      await page.locator('table.rows tbody tr').first().waitFor();
+      const card = page.locator('table.rows tbody tr').first();
+      for (const label of ['Person', 'Client', 'Duration', 'Era'])
+        expect(await card.locator(`td[data-label="${label}"]`).isVisible(), label).toBe(true);
+      await page.goto(`${t.url}/admin/tokens`);
+      await page
+        .getByRole('button', { name: /^Revoke/ })
+        .first()
+        .waitFor();
+      await shot('console-narrow-tokens');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    expect(offScreen).toEqual([]);
+  });
+
+  it("ties a confirmation's two calls, counts a decline as a tool error, dates in the locale", async () => {
     await page.goto(`${t.url}/admin/`);
     await page.locator('table.rows tbody tr').first().waitFor();
-    const overflow = await page.evaluate(
-      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-    );
-    expect(overflow).toBeLessThanOrEqual(0);
-    await shot('console-narrow');
-    await page.setViewportSize({ width: 1280, height: 800 });
+    // The asked call and the call that ran carry the same confirmation reference.
+    const confirmedRow = page.locator('tr', { hasText: 'confirmed ·' }).first();
+    const reference = (await confirmedRow.locator('a.badge').innerText()).split('·')[1]?.trim();
+    expect(reference).toMatch(/^#[0-9a-f]{8}$/);
+    const pair = await page.locator('tr', { hasText: reference ?? '' }).allInnerTexts();
+    expect(pair).toHaveLength(2);
+    expect(pair.some((row) => row.includes('asked'))).toBe(true);
+    // The declined delete: no "confirmed" badge; a tool error, as the README lists USER_DECLINED.
+    const declined = page.locator('tr', { hasText: 'USER_DECLINED' }).first();
+    const declinedText = await declined.innerText();
+    expect(declinedText).toContain('declined ·');
+    expect(declinedText).not.toContain('confirmed');
+    expect(declinedText).toContain('Tool error');
+    // Chart times in the browser's locale (en-GB here), not uPlot's US default.
+    const chart = page.locator('.chart-canvas .u-over');
+    await chart.hover();
+    const when = await page.locator('.chart .u-legend .u-series').first().innerText();
+    expect(when).toMatch(/\d{1,2} \w{3} \d{4}, \d{2}:\d{2}/);
+    expect(when).not.toMatch(/\d\/\d/);
+
+    await page.goto(`${t.url}/admin/audit`);
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    expect(await page.locator('select[name=channel] option').first().innerText()).toBe('Any');
   });
 
   it('logged no console error on any page (CSP violations included)', () => {

@@ -183,7 +183,7 @@ describe('the admin console’s activity endpoints', () => {
         expect(counted, status).toEqual([outcomeOf(status)]);
       }
       expect(outcomeOf('insufficient_scope')).toBe('refused');
-      expect(outcomeOf('USER_DECLINED')).toBe('refused');
+      expect(outcomeOf('USER_DECLINED')).toBe('tool_error');
       expect(outcomeOf('input_required')).toBe('ok');
       expect(outcomeOf('rpc_error:-32700')).toBe('protocol_error');
       expect(outcomeOf('EXTERNAL_SERVICE_ERROR')).toBe('tool_error');

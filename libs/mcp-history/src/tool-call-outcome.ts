@@ -9,9 +9,10 @@ import {
  * What became of a tool call, in four classes an admin reads at a glance (the Activity chart
  * stacks them), from its status (`ToolCallStatus` in @app/mcp-transport): `ok` (including
  * `input_required`: a confirmation was asked), `refused` (the call was not allowed to run: an
- * authorization check, or the person's confirmation missing, declined or already used),
+ * authorization check, or a confirmation the client cannot ask for or already used),
  * `protocol_error` (a JSON-RPC error: unknown tool, bad arguments, tampered state) and
- * `tool_error` (any other error result the caller can act on).
+ * `tool_error` (any other error result the caller can act on, `USER_DECLINED` included: the person
+ * was asked and said no, an answer the README lists among the tool errors, not a refusal).
  */
 export const TOOL_CALL_OUTCOMES = ['ok', 'tool_error', 'refused', 'protocol_error'] as const;
 export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];

@@ -35,11 +35,15 @@ export function rpcErrorCodeOf(status: string): number | undefined {
 /** Statuses of a call that ran, or asked its person first: not errors. */
 export const TOOL_CALL_SUCCESS_STATUSES = ['ok', 'input_required'] as const;
 
-/** Statuses of calls refused before they ran: an authorization check, or the confirmation. */
-export const TOOL_CALL_REFUSAL_STATUSES = [
+/**
+ * Statuses of calls refused before they ran: an authorization check, or a confirmation the client
+ * cannot ask for or already used. Not `USER_DECLINED`: the person was asked and answered no, a
+ * tool error like any other answer the caller can act on.
+ */
+export const TOOL_CALL_REFUSAL_STATUSES: readonly ErrorCode[] = [
   ...AUTHORIZATION_CODES,
-  ...CONFIRMATION_REFUSAL_CODES,
-] as const;
+  ...CONFIRMATION_REFUSAL_CODES.filter((code) => code !== 'USER_DECLINED'),
+];
 
 /** Whether the call answered with an `isError` result (a code), not success nor JSON-RPC error. */
 export function isErrorResultStatus(status: string): boolean {

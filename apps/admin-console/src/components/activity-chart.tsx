@@ -13,6 +13,23 @@ const COLOURS: Record<Outcome, string> = {
 };
 const P95_COLOUR = '#2b6cb0';
 
+/** Times and dates in the browser's own locale (uPlot's defaults are US-style whatever it is). */
+const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const DAY = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
+const DAY_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** Axis ticks: the time, with the date above the first tick of each day. */
+function tickLabels(_u: uPlot, splits: number[]): string[] {
+  let day = '';
+  return splits.map((seconds) => {
+    const at = new Date(seconds * 1000);
+    const today = DAY.format(at);
+    const label = today === day ? TIME.format(at) : `${today}\n${TIME.format(at)}`;
+    day = today;
+    return label;
+  });
+}
+
 function toData(buckets: MinuteBucket[]): { data: uPlot.AlignedData; raw: number[][] } {
   const xs = buckets.map((b) => Date.parse(b.minute) / 1000);
   const raw = OUTCOMES.map((o) => buckets.map((b) => b[o.key]));
@@ -47,13 +64,16 @@ export function ActivityChart(props: { buckets: MinuteBucket[] }) {
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true }, calls: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
       axes: [
-        {},
+        { values: tickLabels },
         { scale: 'calls', label: 'calls / min', size: 50 },
         // oxlint-disable-next-line typescript/no-unsafe-enum-assignment -- uPlot.Side is a const enum (1 = right) that isolated modules cannot read
         { scale: 'ms', side: 1, label: 'p95 ms', grid: { show: false }, size: 60 },
       ],
       series: [
-        {},
+        {
+          value: (_u: uPlot, v: number | null) =>
+            v === null ? '—' : DAY_TIME.format(new Date(v * 1000)),
+        },
         ...reversed.map((o) => {
           const index = OUTCOMES.findIndex((x) => x.key === o.key);
           return {

@@ -7,7 +7,7 @@ import { PersonName, useDirectory } from '../components/names.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
 import { ErrorNote, Loading } from '../components/states.js';
-import { duration, isoToLocalInput, localInputToIso } from '../format.js';
+import { duration, isoToLocalInput, localInputToIso, shortId } from '../format.js';
 import type { Facets, MinuteBucket, Page, ToolCall } from '../types.js';
 import { useApi, useInterval } from '../use-api.js';
 
@@ -224,30 +224,55 @@ function CallsTable(props: { rows: ToolCallRow[] }) {
                   route(`/admin/calls/${c.id}`);
               }}
             >
-              <td>
+              <td data-label="When">
                 <Ago iso={c.created_at} />
               </td>
-              <td>
+              <td data-label="Tool">
                 <a href={`/admin/calls/${c.id}`}>{c.tool}</a>
-                {c.confirmation_id ? (
-                  <span class="badge confirmed" title="Ran after a person confirmed it">
-                    confirmed
-                  </span>
-                ) : null}
+                {c.confirmation_id ? <ConfirmationBadge call={c} /> : null}
               </td>
-              <td>
+              <td data-label="Outcome">
                 <OutcomeBadge outcome={c.outcome} status={c.status} />
               </td>
-              <td>
+              <td data-label="Person">
                 <PersonName id={c.user_id} />
               </td>
-              <td>{c.client_name ?? <span class="muted">—</span>}</td>
-              <td class="num">{duration(c.duration_ms)}</td>
-              <td>{c.era}</td>
+              <td data-label="Client">{c.client_name ?? <span class="muted">—</span>}</td>
+              <td data-label="Duration" class="num">
+                {duration(c.duration_ms)}
+              </td>
+              <td data-label="Era">{c.era}</td>
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * Where a call stands in its confirmation: the call that asked and the retry that ran (or was
+ * declined) are two rows; both link to the same confirmation, named by the same short reference,
+ * so the pair reads as one.
+ */
+function ConfirmationBadge(props: { call: ToolCallRow }) {
+  const { call } = props;
+  const id = call.confirmation_id ?? '';
+  const stage =
+    call.status === 'input_required'
+      ? { label: 'asked', title: 'Asked the person to confirm' }
+      : call.status === 'ok'
+        ? { label: 'confirmed', title: 'Ran after the person confirmed it' }
+        : call.status === 'USER_DECLINED'
+          ? { label: 'declined', title: 'The person declined; nothing ran' }
+          : { label: 'confirmation', title: 'Part of a confirmation' };
+  return (
+    <a
+      class={`badge confirmation-${stage.label}`}
+      href={`/admin/confirmations/${id}`}
+      title={`${stage.title} (confirmation ${shortId(id)})`}
+    >
+      {stage.label} · #{shortId(id)}
+    </a>
   );
 }

@@ -84,7 +84,7 @@ export function AuditPage() {
             value={q.channel ?? ''}
             onChange={(e) => setFilter({ channel: e.currentTarget.value || undefined })}
           >
-            <option value="">Both</option>
+            <option value="">Any</option>
             {CHANNELS.map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
@@ -122,16 +122,16 @@ export function AuditPage() {
             <tbody>
               {list.data.data.map((e) => (
                 <tr key={e.id}>
-                  <td>
+                  <td data-label="When">
                     <Ago iso={e.occurred_at} />
                   </td>
-                  <td>
+                  <td data-label="Channel">
                     <ChannelBadge channel={e.channel} />
                   </td>
-                  <td>
+                  <td data-label="Action">
                     <code>{e.action}</code>
                   </td>
-                  <td>
+                  <td data-label="Resource">
                     <a
                       href={withQuery(path, {
                         resource_type: e.resource_type,
@@ -142,14 +142,14 @@ export function AuditPage() {
                       <ResourceLabel event={e} />
                     </a>
                   </td>
-                  <td>
+                  <td data-label="Who">
                     <PersonName id={e.actor_user_id} name={e.actor_name} email={e.actor_email} />
                   </td>
-                  <td>
+                  <td data-label="Token / client">
                     <TokenName id={e.token_id} name={e.token_name} kind={e.token_kind} />
                     {e.client_name ? <div class="muted small">{e.client_name}</div> : null}
                   </td>
-                  <td>
+                  <td data-label="Changes">
                     <details>
                       <summary>
                         {Object.keys(e.changes).length} field

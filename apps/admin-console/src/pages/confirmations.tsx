@@ -66,22 +66,24 @@ export function ConfirmationsPage() {
             <tbody>
               {list.data.data.map((c) => (
                 <tr key={c.id}>
-                  <td>
+                  <td data-label="Asked">
                     <Ago iso={c.created_at} />
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge status={c.status} />
                   </td>
-                  <td>
+                  <td data-label="Question">
                     <a href={`/admin/confirmations/${c.id}`}>{c.message}</a>
                     <div class="muted small">
                       {c.tool} · {c.client_name ?? 'unnamed client'}
                     </div>
                   </td>
-                  <td>
+                  <td data-label="Person">
                     <PersonName id={c.user_id} />
                   </td>
-                  <td>{c.decided_at ? ago(c.decided_at) : <span class="muted">—</span>}</td>
+                  <td data-label="Answered">
+                    {c.decided_at ? ago(c.decided_at) : <span class="muted">—</span>}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -1,11 +1,12 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
 import { ErrorNote, Loading } from '../components/states.js';
-import { ago } from '../format.js';
+import { useDirectory } from '../components/names.js';
+import { ago, shortId } from '../format.js';
 import type { Member, Page, Token } from '../types.js';
 import { useApi } from '../use-api.js';
 
@@ -25,6 +26,13 @@ export function TokensPage() {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | undefined>();
   const [revoked, setRevoked] = useState<Token | null>(null);
+  const { people: known } = useDirectory();
+  // After a revoke the dialog and its button are gone: keyboard focus goes to the notice that
+  // says what happened, not to <body>.
+  const notice = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (revoked !== null) notice.current?.focus();
+  }, [revoked]);
 
   const revoke = async (): Promise<void> => {
     if (target === null) return;
@@ -45,9 +53,13 @@ export function TokensPage() {
   const rows = tokens.data?.data ?? [];
   const grants = rows.filter((t) => t.kind === 'oauth');
   const personal = rows.filter((t) => t.kind === 'personal');
+  // A current member by the member list; a former one by the name the history knows them by.
   const owner = (t: Token): string => {
     const m = people.get(t.user_id);
-    return m ? `${m.name} <${m.email}>` : t.user_id.slice(0, 8);
+    if (m) return `${m.name} <${m.email}>`;
+    const former = known.get(t.user_id);
+    if (former) return `${former.name} <${former.email}> (no longer a member)`;
+    return shortId(t.user_id);
   };
 
   return (
@@ -56,7 +68,7 @@ export function TokensPage() {
         <h1 id="tokens-title">Connected clients and tokens</h1>
       </header>
       {revoked ? (
-        <p class="notice" role="status">
+        <p class="notice" role="status" tabIndex={-1} ref={notice}>
           Revoked <strong>{revoked.client_name ?? revoked.name}</strong>. Its next request is
           refused with 401 <code>INVALID_TOKEN</code>; nothing else changes.
         </p>
@@ -137,21 +149,23 @@ function TokenTable(props: {
         <tbody>
           {props.rows.map((t) => (
             <tr key={t.id}>
-              <td>
+              <td data-label="Name">
                 <strong>{t.client_name ?? t.name}</strong>
                 <div class="muted small">
                   <code>{t.token_prefix}…</code> · created {ago(t.created_at)}
                 </div>
               </td>
-              <td>{props.owner(t)}</td>
-              <td class="small">{t.scopes.join(', ')}</td>
-              <td>
+              <td data-label="Person">{props.owner(t)}</td>
+              <td data-label="Scopes" class="small">
+                {t.scopes.join(', ')}
+              </td>
+              <td data-label="Last used">
                 {t.last_used_at ? <Ago iso={t.last_used_at} /> : <span class="muted">never</span>}
               </td>
-              <td>
+              <td data-label="Status">
                 <StatusBadge status={t.status} />
               </td>
-              <td>
+              <td data-label="">
                 {t.status === 'active' ? (
                   <button
                     type="button"
