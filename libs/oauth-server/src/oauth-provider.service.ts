@@ -151,10 +151,6 @@ export class OAuthProviderService implements OnModuleInit {
         properties: ['loopback_any_port'],
         validator(_ctx, key, _value, metadata) {
           if (key !== 'loopback_any_port') return;
-          // Runs for every registration and every Client ID Metadata Document: the name is kept
-          // as it will be shown (the one normaliser of client strings).
-          if (metadata.client_name !== undefined)
-            metadata.client_name = clientDisplayName(metadata.client_name);
           const uris = metadata.redirect_uris;
           if (
             metadata.application_type === 'web' &&
@@ -167,6 +163,12 @@ export class OAuthProviderService implements OnModuleInit {
           const verified = URL.parse(metadata.client_id)?.protocol === 'https:';
           const refusal = clientMetadataRefusal(metadata, verified);
           if (refusal !== undefined) throw new errors.InvalidClientMetadata(refusal);
+          // Then, for every registration and every Client ID Metadata Document, the name is kept
+          // as it will be shown (the one normaliser of client strings). After the refusals: a
+          // name the rules refuse (U+0000, a lone surrogate, over the cap) is refused, not
+          // silently repaired into one they would accept.
+          if (metadata.client_name !== undefined)
+            metadata.client_name = clientDisplayName(metadata.client_name);
         },
       },
       features: {
