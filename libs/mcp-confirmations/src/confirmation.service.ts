@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { argumentsDigest, unreachable } from '@app/common';
 import { AppConfig } from '@app/config';
-import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
+import type { ConfirmationFilter } from './confirmation-list.query.js';
+import {
+  ConfirmationLedger,
+  type ConfirmationBinding,
+  type ListedConfirmation,
+} from './confirmation.ledger.js';
+import type { McpConfirmation } from './mcp-confirmation.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';
 
@@ -85,9 +92,12 @@ type Checked =
     };
 
 /**
- * Confirmation of destructive MCP tools: records the question, issues an integrity-protected
- * `requestState`, and redeems the answer exactly once across replicas. Free of logging and
- * metrics (the executor records them); every ledger failure becomes ConfirmationUnavailableError.
+ * Confirmation of destructive MCP tools, and the one door into the ledger: records the question,
+ * issues an integrity-protected `requestState`, redeems the answer exactly once across replicas,
+ * links a consumed confirmation to the call it authorized, and answers the admin reads. Free of
+ * logging and metrics (the executor records them). A ledger failure while asking or redeeming
+ * becomes ConfirmationUnavailableError (the tool call's answer); the link and the reads let
+ * database errors through unchanged, for the history writer and the REST error filter to judge.
  */
 @Injectable()
 export class ConfirmationService {
@@ -192,6 +202,24 @@ export class ConfirmationService {
       default:
         return unreachable(found);
     }
+  }
+
+  /**
+   * Points a consumed confirmation at the tool call it authorized, in `tx` (the call's history
+   * row's transaction: both commit or neither). False when no consumed row has that id.
+   */
+  attachToolCall(confirmationId: string, toolCallId: string, tx: EntityManager): Promise<boolean> {
+    return this.ledger.attachToolCall(confirmationId, toolCallId, tx);
+  }
+
+  /** One confirmation of the organisation; null when missing or another organisation's. */
+  findById(organizationId: string, id: string): Promise<McpConfirmation | null> {
+    return this.ledger.findById(organizationId, id);
+  }
+
+  /** The organisation's confirmations, newest first, keyset paged. */
+  list(filter: ConfirmationFilter): Promise<ListedConfirmation[]> {
+    return this.ledger.list(filter);
   }
 
   /** MAC, then binding; no I/O. */

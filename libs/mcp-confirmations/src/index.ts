@@ -9,8 +9,8 @@ export {
   type RedemptionOutcome,
   type TamperReason,
 } from './confirmation.service.js';
+// The ledger itself stays inside: every other library goes through ConfirmationService.
 export {
-  ConfirmationLedger,
   type ConfirmationBinding,
   type LedgerInspection,
   type LedgerTransition,

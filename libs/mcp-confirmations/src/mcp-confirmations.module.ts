@@ -6,8 +6,9 @@ import { RequestStateCodec } from './request-state.codec.js';
 
 /**
  * Confirmation of destructive MCP tools: the ledger (Postgres), the `requestState` codec (keys
- * from `CONFIRMATION_KEYS`) and the service the tool executor calls. Needs the global AppConfig
- * and the app's TypeORM connection.
+ * from `CONFIRMATION_KEYS`) and {@link ConfirmationService}, the one door into the ledger for every
+ * other library (the tool executor, the history writer's transaction, the admin reads). Needs the
+ * global AppConfig and the app's TypeORM connection.
  */
 @Module({
   providers: [
@@ -19,6 +20,6 @@ import { RequestStateCodec } from './request-state.codec.js';
     },
     ConfirmationService,
   ],
-  exports: [ConfirmationLedger, RequestStateCodec, ConfirmationService],
+  exports: [RequestStateCodec, ConfirmationService],
 })
 export class McpConfirmationsModule {}

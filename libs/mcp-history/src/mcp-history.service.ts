@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
-import { ConfirmationLedger, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
+import { ConfirmationService, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -40,7 +40,7 @@ const FACETS_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 export class McpHistoryService {
   constructor(
     private readonly toolCalls: ToolCallsRepository,
-    private readonly ledger: ConfirmationLedger,
+    private readonly confirmations: ConfirmationService,
     private readonly context: RequestContext,
     private readonly auditTrail: AuditTrail,
     private readonly identity: IdentityRepository,
@@ -73,7 +73,7 @@ export class McpHistoryService {
     const [confirmation, events] = await Promise.all([
       row.confirmation_id === null
         ? null
-        : this.ledger.findById(organizationId, row.confirmation_id),
+        : this.confirmations.findById(organizationId, row.confirmation_id),
       this.auditTrail.eventsOfRequest(organizationId, row.request_id),
     ]);
     return {
@@ -141,7 +141,7 @@ export class McpHistoryService {
   async listConfirmations(query: ListConfirmationsQueryDto): Promise<Page<Plain<ConfirmationDto>>> {
     assertTimeRange(query);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-    const rows = await this.ledger.list({
+    const rows = await this.confirmations.list({
       organizationId: this.organizationId,
       status: query.status,
       tool: query.tool,
@@ -162,7 +162,7 @@ export class McpHistoryService {
 
   async getConfirmation(id: string): Promise<Plain<ConfirmationDetailDto>> {
     const organizationId = this.organizationId;
-    const confirmation = await this.ledger.findById(organizationId, id);
+    const confirmation = await this.confirmations.findById(organizationId, id);
     if (confirmation === null) throw DomainError.notFound('Confirmation');
     const [toolCall, events] = await Promise.all([
       confirmation.toolCallId === null

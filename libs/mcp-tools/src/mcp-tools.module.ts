@@ -3,7 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AccessModule } from '@app/access';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
-import { McpHistoryModule } from '@app/mcp-history';
+import { ToolCallHistoryModule } from '@app/mcp-history';
 import { CompletionsHandler } from './completions.handler.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import { PromptsHandler } from './prompts.handler.js';
@@ -20,7 +20,7 @@ import { ToolExecutor } from './tool-executor.js';
     IdentityModule,
     AccessModule,
     McpConfirmationsModule,
-    McpHistoryModule,
+    ToolCallHistoryModule,
   ],
   providers: [
     RestDispatcher,

@@ -6,7 +6,7 @@ import {
   type McpRequestContext,
   type ToolCallStatus,
 } from '@app/mcp-transport';
-import { ConfirmationLedger } from '@app/mcp-confirmations';
+import { ConfirmationService } from '@app/mcp-confirmations';
 import type { EntityManager } from 'typeorm';
 import { ToolCallHistory, type ToolCallRow } from '@app/mcp-history';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
@@ -42,7 +42,7 @@ export class ToolCallObserver {
   constructor(
     private readonly metrics: MetricsService,
     private readonly history: ToolCallHistory,
-    private readonly ledger: ConfirmationLedger,
+    private readonly confirmations: ConfirmationService,
   ) {}
 
   /**
@@ -52,7 +52,7 @@ export class ToolCallObserver {
   async recordWithWrite(o: ToolCallOutcome, tx: EntityManager): Promise<void> {
     await this.history.recordIn(tx, this.rowOf(o));
     if (o.consumedConfirmation && o.confirmationId !== null)
-      await this.ledger.attachToolCall(o.confirmationId, o.id, tx);
+      await this.confirmations.attachToolCall(o.confirmationId, o.id, tx);
   }
 
   /** `historyWritten`: the row already committed with the call's write ({@link recordWithWrite}). */
@@ -89,7 +89,7 @@ export class ToolCallObserver {
         alongside:
           confirmationId === null
             ? undefined
-            : (tx) => this.ledger.attachToolCall(confirmationId, o.id, tx),
+            : (tx) => this.confirmations.attachToolCall(confirmationId, o.id, tx),
       });
     } catch (err) {
       // The call's own answer stands: replacing it with an internal error would hide what
