@@ -19,9 +19,12 @@ FROM deps AS build
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps ./apps
 COPY libs ./libs
+# The conformance fixtures are for tests only: their entry and library leave the build here, so the
+# image never ships them (nothing else imports them; the server loads them only under their flag).
 RUN npm run build \
  && test -f dist/apps/server/src/main.js \
- && test -f dist/apps/server/src/migrate.js
+ && test -f dist/apps/server/src/migrate.js \
+ && rm -r dist/apps/server/src/conformance-fixtures.js* dist/libs/mcp-conformance-fixtures
 
 # ---- prod-deps: runtime dependencies only -----------------------------------------------------
 FROM ${NODE_IMAGE} AS prod-deps

@@ -1261,6 +1261,22 @@ describe('Dockerfile', () => {
     );
   });
 
+  it('leaves the testing-only conformance fixtures (their entry and library) out of the image', () => {
+    const build = stages.find((st) => st.lines.some((l) => /RUN .*npm run build\b/.test(l)));
+    const removed = (build?.lines ?? [])
+      .flatMap((l) => [...l.matchAll(/\brm -r\s+((?:[^&;]\S*\s*)+)/g)])
+      .flatMap((m) => m[1].trim().split(/\s+/));
+    const fixtures = [
+      'dist/apps/server/src/conformance-fixtures.js*',
+      'dist/libs/mcp-conformance-fixtures',
+    ];
+    expect(removed).toEqual(expect.arrayContaining(fixtures));
+    // What is removed is what the build makes of sources that exist.
+    expect(existsSync(join(ROOT, 'apps/server/src/conformance-fixtures.ts'))).toBe(true);
+    expect(existsSync(join(ROOT, 'libs/mcp-conformance-fixtures/src/index.ts'))).toBe(true);
+    expect(runtime.join('\n')).toMatch(new RegExp(`COPY --from=${build?.name ?? '-'} \\S*dist`));
+  });
+
   it('.dockerignore keeps node_modules, dist and secrets out of the build context', () => {
     const ignored = read('.dockerignore')
       .split('\n')

@@ -19,14 +19,40 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Module specifiers of static imports, re-exports and dynamic imports. */
-function specifiers(source: string): string[] {
+/** Module specifiers of static imports and re-exports (what loading the file loads). */
+function staticSpecifiers(source: string): string[] {
   const found: string[] = [];
   for (const m of source.matchAll(/(?:^|\s)(?:import|export)\s[^'";]*?from\s*'([^']+)'/g))
     found.push(m[1]);
   for (const m of source.matchAll(/(?:^|\s)import\s*'([^']+)'/g)) found.push(m[1]);
+  return found;
+}
+
+/** Module specifiers of static imports, re-exports and dynamic imports. */
+function specifiers(source: string): string[] {
+  const found = staticSpecifiers(source);
   for (const m of source.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) found.push(m[1]);
   return found;
+}
+
+/**
+ * The repository's source files that loading `entries` loads: static imports followed through
+ * relative paths and `@app/<lib>` entry points (packages left out; dynamic imports not followed).
+ */
+function staticClosure(entries: string[]): Set<string> {
+  const reached = new Set<string>();
+  const pending = [...entries];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (reached.has(file)) continue;
+    reached.add(file);
+    for (const spec of staticSpecifiers(readFileSync(file, 'utf8'))) {
+      const app = /^@app\/([^/]+)$/.exec(spec);
+      if (app !== null) pending.push(join(LIBS, app[1], 'src/index.ts'));
+      else if (spec.startsWith('.'))
+        pending.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+    }
+  }
+  return reached;
 }
 
 function declaredGraph(): Map<string, Set<string>> {
@@ -138,5 +164,29 @@ describe('the library graph (docs/architecture.md)', () => {
       './a.js',
       '@app/b',
     ]);
+  });
+});
+
+/** The testing-only files among `files` (the conformance fixtures and their entry). */
+const testingOnly = (files: Set<string>): string[] =>
+  [...files]
+    .map((f) => relative(ROOT, f))
+    .filter(
+      (f) =>
+        f.startsWith('libs/mcp-conformance-fixtures/') || f.endsWith('/conformance-fixtures.ts'),
+    );
+
+describe('what production loads', () => {
+  const entries = ['main.ts', 'migrate.ts', 'admin.ts'].map((f) =>
+    join(ROOT, 'apps/server/src', f),
+  );
+  it('never loads the conformance fixtures: they come in by a dynamic import, only under their flag', () => {
+    expect(testingOnly(staticClosure(entries))).toEqual([]);
+  });
+
+  it('the closure follows entry points and relative imports (the fixtures entry reaches its library)', () => {
+    const fixtures = staticClosure([join(ROOT, 'apps/server/src/conformance-fixtures.ts')]);
+    expect(testingOnly(fixtures)).toContain('libs/mcp-conformance-fixtures/src/fixtures.ts');
+    expect(staticClosure(entries)).toContain(join(ROOT, 'libs/mcp-tools/src/tool-executor.ts'));
   });
 });

@@ -1,4 +1,4 @@
-import { Module, RequestMethod, type DynamicModule } from '@nestjs/common';
+import { Module, RequestMethod, type DynamicModule, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
@@ -18,7 +18,6 @@ import { MeModule } from '@app/me';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { McpHistoryModule } from '@app/mcp-history';
-import { McpConformanceFixturesModule } from '@app/mcp-conformance-fixtures';
 import { McpServerModule } from '@app/mcp-server';
 import { PortalUsersModule } from '@app/portal-users';
 import { AccountsModule } from '@app/accounts';
@@ -44,7 +43,12 @@ function atTerminal(
 /** Wiring only: which libraries make up the server, and the global filter and guards. */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+  /** `testingModules`: modules only tests add, which this file never imports (see bootstrap.ts). */
+  static forRoot(
+    config: AppConfig,
+    databaseUrl: string,
+    testingModules: readonly Type[] = [],
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -112,8 +116,8 @@ export class AppModule {
         OrgAdminModule,
         McpHistoryModule,
         McpServerModule,
-        // Testing only; the configuration refuses MCP_CONFORMANCE_FIXTURES=true in production.
-        ...(config.mcpConformanceFixtures ? [McpConformanceFixturesModule] : []),
+        // Testing only (the conformance fixtures, loaded by startServer under their flag).
+        ...testingModules,
         OAuthServerModule,
         AdminConsoleModule,
       ],

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig } from '@app/config';
@@ -56,6 +57,22 @@ async function writeFileAtomically(file: string, content: string): Promise<void>
 }
 
 /**
+ * The conformance fixtures when their flag is set, loaded from an entry nothing else imports (the
+ * image leaves it out; the configuration refuses the flag in production).
+ */
+async function testingModules(config: AppConfig): Promise<Type[]> {
+  if (!config.mcpConformanceFixtures) return [];
+  try {
+    return [(await import('./conformance-fixtures.js')).McpConformanceFixturesModule];
+  } catch (err) {
+    throw new Error(
+      'MCP_CONFORMANCE_FIXTURES=true, but this build has no conformance fixtures (the image leaves them out)',
+      { cause: err },
+    );
+  }
+}
+
+/**
  * Starts the whole server: the database (external, or the embedded one, migrated), the Nest app
  * on Fastify, and (optionally) the demo organisation. `main.ts` and the tests share it.
  */
@@ -81,7 +98,7 @@ export async function startServer(
   let app: NestFastifyApplication | undefined;
   try {
     app = await NestFactory.create<NestFastifyApplication>(
-      AppModule.forRoot(config, databaseUrl),
+      AppModule.forRoot(config, databaseUrl, await testingModules(config)),
       createFastifyAdapter(config),
       { bufferLogs: true, bodyParser: false },
     );
