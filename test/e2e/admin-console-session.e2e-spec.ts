@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { legacyToolCall, resultJson } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { BrowserAgent } from '../support/browser-agent.js';
 import { consoleHeaders, signedInAgent } from '../support/console-sign-in.js';
@@ -93,15 +95,26 @@ describe('the console session on the REST API', () => {
   });
 
   it('revokes a token (admin), audited as the person through the console; the token is dead at once', async () => {
-    const before = await t.request('/v1/me', { token: 'oauth_reader' });
+    // The demo OAuth token, alive on its resource (/mcp) until the console revokes it.
+    const context = () =>
+      legacyToolCall(
+        t.url,
+        t.tokens.oauth_reader,
+        'get_current_context',
+        {},
+        {
+          requestId: randomUUID(),
+        },
+      );
+    const before = await context();
     expect(before.status).toBe(200);
-    const reader: Json = await before.json();
+    const reader: Json = resultJson(before.body);
     const revoked = await owner.fetch(`/v1/tokens/${String(reader.token.id)}`, {
       method: 'DELETE',
       headers: ownerHeaders,
     });
     expect(revoked.status).toBe(200);
-    expect((await t.request('/v1/me', { token: 'oauth_reader' })).status).toBe(401);
+    expect((await context()).status).toBe(401);
 
     const audit: Json = await (
       await t.request(

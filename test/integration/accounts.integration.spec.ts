@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 import {
   byText,
   call,
+  callTool,
   countRows,
   findAccount,
   findPortalUser,
@@ -300,14 +301,13 @@ describe('REST /v1/accounts', () => {
         code: 'insufficient_scope',
         details: { required_scope: 'accounts:write' },
       });
-      const oauth = await call(t, 'POST', '/v1/accounts', {
-        token: 'oauth_reader',
-        json: { name: 'x' },
-      });
+      // An OAuth token reaches the route only through /mcp (the REST API refuses its audience).
+      const oauth = await callTool(t, 'oauth_reader', 'create_account', { name: 'x' });
       expect(oauth.body.error.code).toBe('insufficient_scope');
       expect(oauth.body.error.message).toMatch(/OAuth access is read-only/);
     });
-    expect((await call(t, 'GET', '/v1/accounts', { token: 'oauth_reader' })).status).toBe(200);
+    expect((await call(t, 'GET', '/v1/accounts', { token: 'readonly_pat' })).status).toBe(200);
+    expect((await callTool(t, 'oauth_reader', 'list_accounts')).isError).toBe(false);
   });
 
   it('Ana stays attached to Initech through all of this', async () => {

@@ -5,6 +5,7 @@ import { PORTAL_USERS_ENDPOINTS } from '@app/portal-users';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import {
   call,
+  callTool,
   findPortalUser,
   matchesSchema,
   me,
@@ -221,6 +222,8 @@ describe('REST /v1/audit-events', () => {
       code: 'insufficient_scope',
       details: { required_scope: 'audit:read' },
     });
-    expect((await call(t, 'GET', '/v1/audit-events', { token: 'oauth_reader' })).status).toBe(200);
+    expect((await call(t, 'GET', '/v1/audit-events', { token: 'readonly_pat' })).status).toBe(200);
+    // An OAuth token (audit:read) reads them through its resource, the MCP server.
+    expect((await callTool(t, 'oauth_reader', 'list_audit_events')).isError).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokensService } from '@app/identity';
+import { legacyToolCall } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import type { Json } from './platform-api.fixtures.js';
+import { sql, type Json } from './platform-api.fixtures.js';
 
 describe('identity and bearer authentication', () => {
   let t: TestServer;
@@ -103,9 +104,9 @@ describe('identity and bearer authentication', () => {
       for (const [i, scope] of ['accounts:write', 'org:admin', 'portal_users:write'].entries()) {
         await expect(
           c.query(
-            `INSERT INTO api_tokens (organization_id, user_id, kind, name, token_prefix, secret_hash, scopes)
-             VALUES ($1, $2, 'oauth', 'x', 'oat_x', $3, ARRAY['audit:read', $4])`,
-            [me.organization.id, me.person.id, `h${i}`, scope],
+            `INSERT INTO api_tokens (organization_id, user_id, kind, name, token_prefix, secret_hash, scopes, audience)
+             VALUES ($1, $2, 'oauth', 'x', 'oat_x', $3, ARRAY['audit:read', $4], $5)`,
+            [me.organization.id, me.person.id, `h${i}`, scope, t.server.config.mcpUrl],
           ),
         ).rejects.toThrow(/ck_api_tokens_oauth_read_only/);
       }
@@ -121,7 +122,45 @@ describe('identity and bearer authentication', () => {
     expect(await (await t.request('/v1/me', { token: 'inactive_member' })).json()).toMatchObject({
       error: { code: 'membership_inactive' },
     });
-    expect((await t.request('/v1/me', { token: 'oauth_reader' })).status).toBe(200);
+    expect((await t.request('/v1/me', { token: 'readonly_pat' })).status).toBe(200);
+  });
+
+  it('the seeded OAuth demo token is what a real OAuth token is: bound to the MCP URL, refused by every REST route, served by /mcp', async () => {
+    for (const path of ['/v1/me', '/v1/accounts', '/v1/portal-users', '/v1/audit-events']) {
+      const rest = await t.request(path, { token: 'oauth_reader' });
+      expect({ path, status: rest.status }).toEqual({ path, status: 401 });
+      expect(await rest.json()).toMatchObject({
+        error: { code: 'INVALID_TOKEN', message: expect.stringMatching(/audience/) },
+      });
+    }
+    const mcp = await legacyToolCall(
+      t.url,
+      t.tokens.oauth_reader,
+      'list_accounts',
+      {},
+      {
+        requestId: 'demo-oauth-reader',
+      },
+    );
+    expect(mcp.status).toBe(200);
+    expect(mcp.body.result.isError ?? false).toBe(false);
+    const [row] = await sql<{ audience: string | null }>(
+      t,
+      `SELECT audience FROM api_tokens WHERE kind = 'oauth' AND name = 'Demo MCP client'`,
+    );
+    expect(row.audience).toBe(t.server.config.mcpUrl);
+  });
+
+  it('no OAuth token can exist without an audience: the database refuses one', async () => {
+    const me: Json = await (await t.request('/v1/me', { token: 'owner' })).json();
+    await expect(
+      sql(
+        t,
+        `INSERT INTO api_tokens (organization_id, user_id, kind, name, token_prefix, secret_hash, scopes)
+         VALUES ($1, $2, 'oauth', 'x', 'oat_x', 'no-audience', ARRAY['audit:read'])`,
+        [me.organization.id, me.person.id],
+      ),
+    ).rejects.toThrow(/ck_api_tokens_oauth_audience/);
   });
 
   it('health: live and ready answer 200', async () => {

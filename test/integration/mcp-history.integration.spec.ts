@@ -496,10 +496,11 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
   });
 
   describe('authorization (scope audit:read, permission audit.read)', () => {
-    it('the read-only PAT and the OAuth reader (audit:read, owner) may read', async () => {
-      for (const token of ['readonly_pat', 'oauth_reader']) {
-        expect(await outcomes(token)).toEqual(paths().map((path) => [path, 200, undefined]));
-      }
+    it('the read-only PAT (audit:read, owner) may read; an OAuth token, issued for the MCP URL, may not', async () => {
+      expect(await outcomes('readonly_pat')).toEqual(paths().map((path) => [path, 200, undefined]));
+      expect(await outcomes('oauth_reader')).toEqual(
+        paths().map((path) => [path, 401, 'INVALID_TOKEN']),
+      );
     });
 
     it('a member (no audit.read permission) is refused with insufficient_permission', async () => {

@@ -49,13 +49,24 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
       });
     });
 
-    it('needs the org:admin scope too: an admin’s read-only or OAuth token cannot administer', async () => {
+    it('needs the org:admin scope too: an admin’s read-only token cannot administer, nor can an OAuth token (issued for the MCP URL)', async () => {
       const max = await memberId('max.member@acme.test');
       const owner = await me(t);
       const ownerToken = (await call(t, 'GET', `/v1/tokens?user_id=${owner.userId}`)).body.data[0]
         .id;
       await expectNoChange(async () => {
-        for (const token of ['readonly_pat', 'oauth_reader']) {
+        for (const [token, status, error] of [
+          [
+            'readonly_pat',
+            403,
+            { code: 'insufficient_scope', details: { required_scope: 'org:admin' } },
+          ],
+          [
+            'oauth_reader',
+            401,
+            { code: 'INVALID_TOKEN', message: expect.stringMatching(/audience/) },
+          ],
+        ] as const) {
           for (const [method, path, json] of [
             ['GET', '/v1/members', undefined],
             ['PATCH', `/v1/members/${max}`, { role: 'owner' }],
@@ -69,12 +80,9 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
               token,
               method,
               path,
-              status: 403,
+              status,
             });
-            expect(r.body.error).toMatchObject({
-              code: 'insufficient_scope',
-              details: { required_scope: 'org:admin' },
-            });
+            expect(r.body.error).toMatchObject(error);
           }
         }
       });
@@ -301,11 +309,12 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
           code: 'insufficient_scope',
           details: { required_scope: 'org:admin' },
         });
+        // An OAuth token reaches no REST route: it was issued for the MCP URL.
         const oauth = await call(t, 'POST', '/v1/tokens', {
           token: 'oauth_reader',
           json: { name: 'escalate', scopes: ['accounts:write'] },
         });
-        expect(oauth.body.error.code).toBe('insufficient_scope');
+        expect(oauth.body.error.code).toBe('INVALID_TOKEN');
         const member = await call(t, 'POST', '/v1/tokens', {
           token: 'member',
           json: { name: 'mine', scopes: [] },

@@ -1,7 +1,9 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { randomUUID } from 'node:crypto';
 import { Client, type QueryResultRow } from 'pg';
+import { legacyToolCall } from '../support/raw-mcp.js';
 import type { TestServer } from '../support/test-server.js';
 
 /** Sorts strings (for order-independent comparisons). */
@@ -29,6 +31,25 @@ export async function call(
   });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/**
+ * A tool called over `/mcp` with a token (a demo token's name or a secret): the only way an OAuth
+ * token reaches a REST route, since the REST API refuses tokens issued for the MCP URL. `body` is
+ * the route's answer as the tool carries it (the error envelope when `isError`).
+ */
+export async function callTool(
+  t: TestServer,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; body: Json }> {
+  const secret = (t.tokens as Record<string, string>)[token] ?? token;
+  const res = await legacyToolCall(t.url, secret, name, args, { requestId: randomUUID() });
+  const result: Json = res.body.result;
+  const text: string | undefined = result?.content?.find((c: Json) => c.type === 'text')?.text;
+  if (text === undefined) throw new Error(`${name}: no tool result (${JSON.stringify(res.body)})`);
+  return { isError: result.isError === true, body: JSON.parse(text) };
 }
 
 /** Runs SQL directly against the test database (to prove what was, or was not, written). */

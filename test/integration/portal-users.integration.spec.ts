@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 import {
   byText,
   call,
+  callTool,
   countRows,
   findAccount,
   findPortalUser,
@@ -644,20 +645,22 @@ describe('REST /v1/portal-users', () => {
       );
     });
 
-    it('OAuth token writing: insufficient_scope saying OAuth is read-only', async () => {
+    it('OAuth token writing (through /mcp, its only resource): insufficient_scope saying OAuth is read-only', async () => {
       const ana = await findPortalUser(t, 'ana@example.com');
       await expectNoChange(async () => {
-        const r = await call(t, 'POST', `/v1/portal-users/${ana.id}/deactivate`, {
-          token: 'oauth_reader',
-        });
-        expect(r.status).toBe(403);
+        const r = await callTool(t, 'oauth_reader', 'deactivate_portal_user', { id: ana.id });
+        expect(r.isError).toBe(true);
         expect(r.body.error.code).toBe('insufficient_scope');
         expect(r.body.error.message).toMatch(/OAuth access is read-only/);
         expect(r.body.error.details).toMatchObject({ token_kind: 'oauth', oauth_read_only: true });
+        // The REST route itself refuses the token: it was issued for the MCP URL.
+        const rest = await call(t, 'POST', `/v1/portal-users/${ana.id}/deactivate`, {
+          token: 'oauth_reader',
+        });
+        expect(rest.status).toBe(401);
+        expect(rest.body.error.code).toBe('INVALID_TOKEN');
       });
-      expect((await call(t, 'GET', '/v1/portal-users', { token: 'oauth_reader' })).status).toBe(
-        200,
-      );
+      expect((await callTool(t, 'oauth_reader', 'list_portal_users')).isError).toBe(false);
     });
 
     it('inactive membership and former member are refused before anything else', async () => {

@@ -233,7 +233,7 @@ async function main(argv: string[]): Promise<number> {
       if (url === undefined) {
         embedded = await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') });
         url = embedded.url;
-        await migrate(url, 'up');
+        await migrate(url, 'up', { mcpUrl: config.mcpUrl });
       } else {
         const { pending } = await migrate(url, 'status');
         if (pending.length > 0)

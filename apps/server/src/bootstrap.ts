@@ -90,7 +90,7 @@ export async function startServer(
     // One backend session behind the socket: a single pool connection keeps statements from
     // different connections from interleaving (docs/adr/0003).
     config.dbPoolSize = 1;
-    await migrate(databaseUrl, 'up');
+    await migrate(databaseUrl, 'up', { mcpUrl: config.mcpUrl });
     if (config.confirmationKeys.length === 0)
       config.confirmationKeys = [await embeddedConfirmationKey(dataDir)];
   }

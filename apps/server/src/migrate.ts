@@ -5,8 +5,8 @@ import { join } from 'node:path';
 
 /**
  * `migrate.js up|down|status`: the migration command for jobs (and for the embedded data dir).
- * Reads only DATABASE_URL (and DATA_DIR for the embedded database): a migration job needs no
- * application secrets.
+ * Reads only DATABASE_URL (and DATA_DIR for the embedded database) and the server's address (the
+ * MCP URL a migration may bind OAuth tokens to): a migration job needs no application secrets.
  */
 async function run(): Promise<void> {
   const action = process.argv[2] ?? 'status';
@@ -29,7 +29,7 @@ async function run(): Promise<void> {
       ? await EmbeddedPostgres.start({ dataDir: join(config.dataDir, 'pgdata') })
       : undefined;
   try {
-    const report = await migrate(config.databaseUrl ?? embedded!.url, action);
+    const report = await migrate(config.databaseUrl ?? embedded!.url, action, config);
     process.stdout.write(`${JSON.stringify({ action, ...report })}\n`);
   } finally {
     await embedded?.stop();

@@ -128,8 +128,22 @@ describe('NODE_ENV and the database bounds', () => {
 describe('loadDatabaseConfig (the migration command)', () => {
   it('needs only DATABASE_URL: no confirmation keys, other settings ignored', () => {
     expect(
-      loadDatabaseConfig({ DATABASE_URL: 'postgres://u@h/db', SMTP_URL: 'not a url', PORT: 'x' }),
+      loadDatabaseConfig({
+        DATABASE_URL: 'postgres://u@h/db',
+        SMTP_URL: 'not a url',
+        LOG_LEVEL: 'x',
+      }),
     ).toEqual({ databaseUrl: 'postgres://u@h/db', dataDir: './.data' });
+  });
+
+  it('knows the MCP URL (for OAuth tokens without an audience) from PUBLIC_BASE_URL, or for the embedded database', () => {
+    expect(
+      loadDatabaseConfig({
+        DATABASE_URL: 'postgres://u@h/db',
+        PUBLIC_BASE_URL: 'https://mcp.example.com',
+      }).mcpUrl,
+    ).toBe('https://mcp.example.com/mcp');
+    expect(loadDatabaseConfig({ PORT: '4000' }).mcpUrl).toBe('http://127.0.0.1:4000/mcp');
     expect(() => loadDatabaseConfig({ DATABASE_URL: 'mysql://u@h/db' })).toThrow(/DATABASE_URL/);
   });
 });

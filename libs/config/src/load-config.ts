@@ -108,17 +108,33 @@ export function loadConfig(
   return load(env, overrides);
 }
 
-/** The settings the migration command needs, and only those: where the database is. */
-export type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'dataDir'>;
-const DATABASE_KEYS: ReadonlySet<string> = new Set(['DATABASE_URL', 'DATA_DIR']);
+/**
+ * The settings the migration command needs, and only those: where the database is, and the MCP
+ * URL (the audience a migration gives OAuth tokens that lack one) where it is known: with
+ * `PUBLIC_BASE_URL`, or for the embedded database (served at `HOST`:`PORT`).
+ */
+export type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'dataDir'> & { mcpUrl?: string };
+const DATABASE_KEYS: ReadonlySet<string> = new Set([
+  'DATABASE_URL',
+  'DATA_DIR',
+  'HOST',
+  'PORT',
+  'PUBLIC_BASE_URL',
+]);
 
 /**
- * `DATABASE_URL` and `DATA_DIR`, validated like {@link loadConfig} does; every other variable is
- * ignored, so migrations run with only the database URL (no confirmation keys, no mail settings).
+ * `DATABASE_URL`, `DATA_DIR` and the server's address, validated like {@link loadConfig} does;
+ * every other variable is ignored, so migrations run with only the database URL (no confirmation
+ * keys, no mail settings).
  */
 export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
   const config = load(env, {}, DATABASE_KEYS);
-  return { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+  const known = config.publicBaseUrl !== undefined || config.databaseUrl === undefined;
+  return {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    ...(known ? { mcpUrl: config.mcpUrl } : {}),
+  };
 }
 
 function load(

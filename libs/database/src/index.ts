@@ -2,7 +2,12 @@ export { DatabaseModule } from './database.module.js';
 export { dataSourceOptions, type DatabaseTimeouts } from './data-source-options.js';
 export { EmbeddedPostgres } from './embedded-postgres.js';
 export { listenForChanges, type ChangeFeed, type ChangeFeedHandlers } from './change-feed.js';
-export { migrate, pendingMigrations, type MigrationReport } from './migrator.js';
+export {
+  migrate,
+  pendingMigrations,
+  type MigrationReport,
+  type MigrationSettings,
+} from './migrator.js';
 export { MIGRATIONS } from './migrations/index.js';
 export { poolStats } from './pool-stats.js';
 export {

@@ -23,14 +23,27 @@ export async function pendingMigrations(ds: DataSource): Promise<string[]> {
   return ds.migrations.map((m) => m.name ?? m.constructor.name).filter((n) => !done.has(n));
 }
 
-/** Runs, reverts or lists migrations on a fresh connection of its own. */
+/** Facts of the deployment a migration may need to fix existing rows. */
+export interface MigrationSettings {
+  /** The MCP URL (the audience of OAuth tokens), as the session setting `platform.mcp_url`. */
+  mcpUrl?: string;
+}
+
+/**
+ * Runs, reverts or lists migrations on a fresh connection of its own: one connection, so the
+ * settings given are in force in every migration's transaction (and reset before it is closed,
+ * since the embedded database has one session for everyone).
+ */
 export async function migrate(
   url: string,
   action: 'up' | 'down' | 'status',
+  settings: MigrationSettings = {},
 ): Promise<MigrationReport> {
-  const ds = new DataSource({ ...dataSourceOptions(url, 2), logging: false });
+  const ds = new DataSource({ ...dataSourceOptions(url, 1), logging: false });
   await ds.initialize();
   try {
+    if (settings.mcpUrl !== undefined)
+      await ds.query(`SELECT set_config('platform.mcp_url', $1, false)`, [settings.mcpUrl]);
     if (action === 'up') {
       const ran = await ds.runMigrations({ transaction: 'each' });
       return { applied: ran.map((m) => m.name), pending: [] };
@@ -42,6 +55,7 @@ export async function migrate(
     const all = ds.migrations.map((m) => m.name ?? m.constructor.name);
     return { applied: all.filter((n) => !pending.has(n)), pending: [...pending] };
   } finally {
+    if (settings.mcpUrl !== undefined) await ds.query(`RESET platform.mcp_url`).catch(() => {});
     await ds.destroy();
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import { OAUTH_GRANTABLE_SCOPES, type Scope, type TokenKind } from '@app/access-vocabulary';
 import type { ApiToken } from './identity.types.js';
@@ -21,7 +22,10 @@ export interface IssueTokenInput {
   clientName?: string | null;
   scopes: readonly Scope[];
   expiresAt?: Date | null;
-  /** The only resource (RFC 8707) that accepts the token; absent: every route of this service. */
+  /**
+   * The only resource (RFC 8707) that accepts the token; absent: every route of this service for a
+   * personal token, the MCP URL for an OAuth token (an OAuth token is always bound to a resource).
+   */
   audience?: string | null;
 }
 
@@ -39,11 +43,15 @@ export class TokensService {
   constructor(
     private readonly repo: TokensRepository,
     private readonly cache: PrincipalCache,
+    private readonly config: AppConfig,
   ) {}
 
   /**
    * Creates a token. OAuth tokens are read-only: asking one for a write scope or `org:admin` is
-   * refused (and the database refuses it too).
+   * refused (and the database refuses it too). An OAuth token is what the authorization server
+   * issues: bound to the MCP URL (its audience) unless another resource is named, so the REST API
+   * refuses it exactly as it refuses a token from the OAuth flow (the database requires the
+   * audience of every OAuth token).
    * `tx`: issue inside the caller's transaction (e.g. together with its audit event).
    */
   async issue(input: IssueTokenInput, tx?: EntityManager): Promise<IssuedToken> {
@@ -71,7 +79,7 @@ export class TokensService {
         secretHash: hashTokenSecret(secret),
         scopes,
         expiresAt: input.expiresAt ?? null,
-        audience: input.audience ?? null,
+        audience: input.audience ?? (input.kind === 'oauth' ? this.config.mcpUrl : null),
       },
       tx,
     );

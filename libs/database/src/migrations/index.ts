@@ -15,6 +15,7 @@ import { PrincipalChangeNotify1764800000000 } from './1764800000000-principal-ch
 import { AuditAdminCommand1764810000000 } from './1764810000000-audit-admin-command.js';
 import { SignInAuditAndPersonalMail1764900000000 } from './1764900000000-sign-in-audit-and-personal-mail.js';
 import { Dpop1764930000000 } from './1764930000000-dpop.js';
+import { OauthTokensAudience1765000000000 } from './1765000000000-oauth-tokens-audience.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -38,4 +39,5 @@ export const MIGRATIONS = [
   AuditAdminCommand1764810000000,
   SignInAuditAndPersonalMail1764900000000,
   Dpop1764930000000,
+  OauthTokensAudience1765000000000,
 ];
