@@ -109,7 +109,7 @@ async function startBuiltServer({
   if (replicaOf !== undefined) {
     env.DATABASE_URL = replicaOf.databaseUrl;
     env.SEED_DEMO = 'false';
-    env.CONFIRMATION_KEYS ??= `bench-${'k'.repeat(40)}`;
+    env.SERVER_SECRET_KEYS ??= `bench-${'k'.repeat(40)}`;
     ({ engine, engineVersion, databaseUrl } = replicaOf);
     const server = launch(label, process.execPath, [...prod.nodeArgs, ...serverNodeArgs, MAIN], {
       cwd: root,
@@ -126,7 +126,7 @@ async function startBuiltServer({
     started.push({ label: `database (${label})`, stop: db.drop });
     env.DATABASE_URL = db.url;
     env.SEED_DEMO = 'true';
-    env.CONFIRMATION_KEYS ??= `bench-${'k'.repeat(40)}`;
+    env.SERVER_SECRET_KEYS ??= `bench-${'k'.repeat(40)}`;
     engine = 'postgres';
     engineVersion = db.version.split(' on ')[0];
     databaseUrl = db.url;

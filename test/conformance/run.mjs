@@ -216,7 +216,7 @@ async function main() {
     started.push({ label: 'database', stop: db.drop });
     env.DATABASE_URL = db.url;
     env.SEED_DEMO = 'true';
-    env.CONFIRMATION_KEYS ??= `conformance-${'k'.repeat(40)}`;
+    env.SERVER_SECRET_KEYS ??= `conformance-${'k'.repeat(40)}`;
     log(`database: a fresh one on ${new URL(process.env.DATABASE_URL).host}`);
     const migrated = await run('migrate', process.execPath, [MIGRATE, 'up'], env);
     if (migrated !== 0) throw new Error('migrations failed');

@@ -21,7 +21,7 @@ describe('npm run admin (the built command, a fresh database)', () => {
     env = {
       PATH: process.env.PATH,
       DATABASE_URL: db.url,
-      CONFIRMATION_KEYS: randomBytes(32).toString('hex'),
+      SERVER_SECRET_KEYS: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'error',
     };
   }, 240_000);

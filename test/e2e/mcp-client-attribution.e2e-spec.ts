@@ -197,12 +197,14 @@ describe('client attribution across replicas', () => {
   let b: BuiltServer | undefined;
   let other: BuiltServer | undefined;
   beforeAll(async () => {
-    a = await startBuiltServer({ env: { CONFIRMATION_KEYS: key } });
+    a = await startBuiltServer({ env: { SERVER_SECRET_KEYS: key } });
     // A rotation in progress on the second replica: a new key first, the shared one still listed.
     b = await startBuiltServer({
-      env: { CONFIRMATION_KEYS: `${randomBytes(32).toString('hex')},${key}` },
+      env: { SERVER_SECRET_KEYS: `${randomBytes(32).toString('hex')},${key}` },
     });
-    other = await startBuiltServer({ env: { CONFIRMATION_KEYS: randomBytes(32).toString('hex') } });
+    other = await startBuiltServer({
+      env: { SERVER_SECRET_KEYS: randomBytes(32).toString('hex') },
+    });
   }, 360_000);
   afterAll(async () => {
     await Promise.all([a?.dispose(), b?.dispose(), other?.dispose()]);

@@ -34,7 +34,7 @@ beforeAll(async () => {
         ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
         // Replicas share the public URL (the issuer and the MCP resource) and the keys.
         publicBaseUrl: a.url,
-        confirmationKeys: [...a.server.config.confirmationKeys],
+        serverSecretKeys: [...a.server.config.serverSecretKeys],
         dataDir: a.server.config.dataDir,
         rateLimitPerIpPerMinute: 100_000,
         rateLimitPerTokenPerMinute: 100_000,

@@ -19,7 +19,7 @@ import { parseMetrics, sampleKey } from '../support/raw-mcp.js';
 
 /**
  * An accepted confirmation is consumed atomically, exactly once, across all replicas.
- * Two server instances share one database (and nothing else but the confirmation key); one
+ * Two server instances share one database (and nothing else but the server secret); one
  * accepted `requestState` is presented 50 times at once, split across both.
  */
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
       logLevel: 'silent',
       databaseUrl: t.db.url,
       ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
-      confirmationKeys: [...t.server.config.confirmationKeys],
+      serverSecretKeys: [...t.server.config.serverSecretKeys],
       rateLimitPerIpPerMinute: 100_000,
       rateLimitPerTokenPerMinute: 100_000,
     },

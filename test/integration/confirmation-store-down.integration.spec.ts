@@ -194,7 +194,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
             port: 0,
             logLevel: 'silent',
             databaseUrl: url.toString(),
-            confirmationKeys: [...t.server.config.confirmationKeys],
+            serverSecretKeys: [...t.server.config.serverSecretKeys],
             rateLimitPerIpPerMinute: 100_000,
             rateLimitPerTokenPerMinute: 100_000,
           },

@@ -97,7 +97,7 @@ beforeAll(async () => {
       logLevel: 'silent',
       databaseUrl: proxy.url(new URL(db.url)),
       ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
-      confirmationKeys: [randomBytes(32).toString('hex')],
+      serverSecretKeys: [randomBytes(32).toString('hex')],
     },
   );
   server = await startServer(config, { seedDemo: 'never', writeDemoTokens: false });

@@ -1130,7 +1130,7 @@ describe('docker-compose', () => {
         'HOST',
         'PORT',
         'PUBLIC_BASE_URL',
-        'CONFIRMATION_KEYS',
+        'SERVER_SECRET_KEYS',
       ]),
     );
     expect(serverEnv.HOST).toBe('0.0.0.0');
@@ -1157,9 +1157,9 @@ describe('docker-compose', () => {
     });
   });
 
-  it('CONFIRMATION_KEYS comes from the environment, with a clearly marked, valid dev default', () => {
-    const { variable, fallback } = composeDefault(serverEnv.CONFIRMATION_KEYS);
-    expect(variable).toBe('CONFIRMATION_KEYS');
+  it('SERVER_SECRET_KEYS comes from the environment, with a clearly marked, valid dev default', () => {
+    const { variable, fallback } = composeDefault(serverEnv.SERVER_SECRET_KEYS);
+    expect(variable).toBe('SERVER_SECRET_KEYS');
     expect(fallback).toMatch(/dev/i);
     expect(fallback).toMatch(/insecure/i);
     expect(fallback.length).toBeGreaterThanOrEqual(32);
@@ -1379,7 +1379,7 @@ describe('Kubernetes manifests', () => {
     const secretKeys = Object.keys({ ...secret.stringData, ...secret.data });
     expect(missingFrom(SERVER_ENV_KEYS, [...configKeys, ...secretKeys])).toEqual([]);
     expect(configKeys.filter((k) => secretKeys.includes(k))).toEqual([]);
-    expect(secretKeys).toEqual(expect.arrayContaining(['DATABASE_URL', 'CONFIRMATION_KEYS']));
+    expect(secretKeys).toEqual(expect.arrayContaining(['DATABASE_URL', 'SERVER_SECRET_KEYS']));
     expect(configMap.data.HOST).toBe('0.0.0.0');
   });
 
@@ -1637,7 +1637,7 @@ describe(
       const keys: string[] = externalSecret.spec.data.map((d: Json) => d.secretKey);
       expect(missingFrom(SERVER_ENV_KEYS, keys)).toEqual([]);
       expect(keys).toEqual(
-        expect.arrayContaining(['DATABASE_URL', 'CONFIRMATION_KEYS', 'REDIS_URL']),
+        expect.arrayContaining(['DATABASE_URL', 'SERVER_SECRET_KEYS', 'REDIS_URL']),
       );
       for (const d of externalSecret.spec.data) expect(d.remoteRef.key, d.secretKey).toMatch(/\S/);
       // One place per key: nothing the Secret holds is also in the ConfigMap.

@@ -148,7 +148,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
     'PUBLIC_BASE_URL',
     'MCP_ALLOWED_ORIGINS',
     'DATABASE_URL',
-    'CONFIRMATION_KEYS',
+    'SERVER_SECRET_KEYS',
     'SEED_DEMO',
     'VITEST',
     'VITEST_POOL_ID',
@@ -192,7 +192,7 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
       database = await createTestDatabase();
       env.DATABASE_URL = database.url;
       env.SEED_DEMO = 'true';
-      env.CONFIRMATION_KEYS = options.env?.CONFIRMATION_KEYS ?? randomBytes(32).toString('hex');
+      env.SERVER_SECRET_KEYS = options.env?.SERVER_SECRET_KEYS ?? randomBytes(32).toString('hex');
     }
 
     const started = spawn(process.execPath, [MAIN], {

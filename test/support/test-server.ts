@@ -32,7 +32,7 @@ function testConfig(db: TestDatabase, overrides: Partial<AppConfig>): AppConfig 
       // The embedded Postgres is one backend session: one pool connection keeps statements from
       // different connections from interleaving (see docs/adr/0003).
       ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
-      confirmationKeys: [randomBytes(32).toString('hex')],
+      serverSecretKeys: [randomBytes(32).toString('hex')],
       // A data directory of this server's own (the local mail drop lives there), never the
       // repository's `.data` that parallel test files would share.
       dataDir: overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'mcp-test-data-')),
@@ -119,7 +119,7 @@ export async function startTestReplica(
 ): Promise<TestServer> {
   const server = await startServer(
     testConfig(primary.db, {
-      confirmationKeys: [...primary.server.config.confirmationKeys],
+      serverSecretKeys: [...primary.server.config.serverSecretKeys],
       publicBaseUrl: primary.url,
       dataDir: primary.server.config.dataDir,
       ...overrides,

@@ -29,9 +29,14 @@ export interface StartOptions {
   writeDemoTokens?: boolean;
 }
 
-/** Generates (once) and then reuses the embedded default's confirmation key under `dataDir`. */
-async function embeddedConfirmationKey(dataDir: string): Promise<string> {
-  const file = join(dataDir, 'confirmation-key');
+/**
+ * Generates (once) and then reuses the embedded default's server secret under `dataDir`. A data
+ * directory from before the rename keeps its key (`confirmation-key` is renamed), so signed-in
+ * people and live sessions survive the upgrade.
+ */
+export async function embeddedServerSecret(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'server-secret-key');
+  await rename(join(dataDir, 'confirmation-key'), file).catch(() => undefined);
   try {
     return (await readFile(file, 'utf8')).trim();
   } catch {
@@ -91,8 +96,8 @@ export async function startServer(
     // different connections from interleaving (docs/adr/0003).
     config.dbPoolSize = 1;
     await migrate(databaseUrl, 'up', { mcpUrl: config.mcpUrl });
-    if (config.confirmationKeys.length === 0)
-      config.confirmationKeys = [await embeddedConfirmationKey(dataDir)];
+    if (config.serverSecretKeys.length === 0)
+      config.serverSecretKeys = [await embeddedServerSecret(dataDir)];
   }
 
   let app: NestFastifyApplication | undefined;

@@ -77,10 +77,13 @@ export class AppConfig {
   mcpAllowedOrigins: string[] = [];
 
   /**
-   * HMAC keys for confirmation `requestState`, comma-separated; the first signs, all verify
-   * (rotation). Required with DATABASE_URL; the embedded default generates one under `dataDir`.
+   * The server's master secret: comma-separated keys, the first signs, all verify (rotation).
+   * Every secret the server derives comes from it (browser sessions' CSRF, the OAuth server's
+   * cookies, the upstream OIDC state, invitation forms, MCP session ids, `requestState`); read it
+   * through {@link serverSecretKeys}. Required with DATABASE_URL; the embedded default generates one
+   * under `dataDir`. Formerly `CONFIRMATION_KEYS`, still read (see ENV_ALIASES).
    */
-  @ValidateIf((c: AppConfig) => c.databaseUrl !== undefined || c.confirmationKeys.length > 0)
+  @ValidateIf((c: AppConfig) => c.databaseUrl !== undefined || c.serverSecretKeys.length > 0)
   @IsArray()
   @ArrayMinSize(1, {
     message: 'is required when DATABASE_URL is set (comma-separated keys of 32+ characters)',
@@ -88,7 +91,7 @@ export class AppConfig {
   @ArrayMaxSize(8)
   @MinLength(32, { each: true, message: 'each key must be at least 32 characters' })
   @IsString({ each: true })
-  confirmationKeys: string[] = [];
+  serverSecretKeys: string[] = [];
 
   @IntInRange(10, 86_400)
   confirmationTtlSeconds = 600;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadDatabaseConfig } from './load-config.js';
+import { serverSecretKeys } from './server-secret.js';
 
 describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
@@ -76,16 +77,45 @@ describe('loadConfig', () => {
     );
   });
 
-  it('requires confirmation keys when running against an external Postgres', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/CONFIRMATION_KEYS/);
+  it('reads the former name CONFIRMATION_KEYS when SERVER_SECRET_KEYS is unset, and refuses the two disagreeing', () => {
+    const key = 'k'.repeat(40);
+    const db = 'postgres://u@h/db';
+    expect(loadConfig({ DATABASE_URL: db, CONFIRMATION_KEYS: key }).serverSecretKeys).toEqual([
+      key,
+    ]);
+    expect(
+      loadConfig({ DATABASE_URL: db, CONFIRMATION_KEYS: key, SERVER_SECRET_KEYS: key })
+        .serverSecretKeys,
+    ).toEqual([key]);
     expect(() =>
-      loadConfig({ DATABASE_URL: 'postgres://u@h/db', CONFIRMATION_KEYS: 'short' }),
+      loadConfig({ DATABASE_URL: db, CONFIRMATION_KEYS: key, SERVER_SECRET_KEYS: 'j'.repeat(40) }),
+    ).toThrow(/SERVER_SECRET_KEYS: CONFIRMATION_KEYS \(its former name\) is set to something else/);
+    expect(() => loadConfig({ DATABASE_URL: db, CONFIRMATION_KEYS: 'short' })).toThrow(
+      /SERVER_SECRET_KEYS: each key must be at least 32/,
+    );
+  });
+
+  it('hands out the server secret only when there is one: no key derives from an empty secret', () => {
+    expect(() => serverSecretKeys({ serverSecretKeys: [] })).toThrow(/SERVER_SECRET_KEYS is empty/);
+    expect(() => serverSecretKeys({ serverSecretKeys: [''] })).toThrow(
+      /SERVER_SECRET_KEYS is empty/,
+    );
+    expect(serverSecretKeys({ serverSecretKeys: ['a'.repeat(32), 'b'.repeat(32)] })).toEqual([
+      'a'.repeat(32),
+      'b'.repeat(32),
+    ]);
+  });
+
+  it('requires the server secret when running against an external Postgres', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/SERVER_SECRET_KEYS/);
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgres://u@h/db', SERVER_SECRET_KEYS: 'short' }),
     ).toThrow(/at least 32/);
     const ok = loadConfig({
       DATABASE_URL: 'postgres://u@h/db',
-      CONFIRMATION_KEYS: 'k'.repeat(32) + ',' + 'j'.repeat(40),
+      SERVER_SECRET_KEYS: 'k'.repeat(32) + ',' + 'j'.repeat(40),
     });
-    expect(ok.confirmationKeys).toHaveLength(2);
+    expect(ok.serverSecretKeys).toHaveLength(2);
   });
 });
 
@@ -126,7 +156,7 @@ describe('NODE_ENV and the database bounds', () => {
 });
 
 describe('loadDatabaseConfig (the migration command)', () => {
-  it('needs only DATABASE_URL: no confirmation keys, other settings ignored', () => {
+  it('needs only DATABASE_URL: no server secret, other settings ignored', () => {
     expect(
       loadDatabaseConfig({
         DATABASE_URL: 'postgres://u@h/db',

@@ -15,7 +15,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['LOG_LEVEL', 'logLevel', 'string'],
   ['PUBLIC_BASE_URL', 'publicBaseUrl', 'string'],
   ['MCP_ALLOWED_ORIGINS', 'mcpAllowedOrigins', 'list'],
-  ['CONFIRMATION_KEYS', 'confirmationKeys', 'list'],
+  ['SERVER_SECRET_KEYS', 'serverSecretKeys', 'list'],
   ['CONFIRMATION_TTL_SECONDS', 'confirmationTtlSeconds', 'int'],
   ['SMTP_URL', 'smtpUrl', 'string'],
   ['PORTAL_INVITATION_URL', 'portalInvitationUrl', 'string'],
@@ -49,6 +49,14 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['OIDC_ISSUER', 'oidcIssuer', 'string'],
   ['OIDC_CLIENT_ID', 'oidcClientId', 'string'],
   ['OIDC_CLIENT_SECRET', 'oidcClientSecret', 'string'],
+];
+
+/**
+ * Former names still read, each for the variable that replaced it: used when the new name is
+ * unset; both set to different values is a configuration error (one of them would be ignored).
+ */
+export const ENV_ALIASES: ReadonlyArray<readonly [former: string, current: string]> = [
+  ['CONFIRMATION_KEYS', 'SERVER_SECRET_KEYS'],
 ];
 
 export class ConfigError extends Error {
@@ -124,8 +132,8 @@ const DATABASE_KEYS: ReadonlySet<string> = new Set([
 
 /**
  * `DATABASE_URL`, `DATA_DIR` and the server's address, validated like {@link loadConfig} does;
- * every other variable is ignored, so migrations run with only the database URL (no confirmation
- * keys, no mail settings).
+ * every other variable is ignored, so migrations run with only the database URL (no server
+ * secret, no mail settings).
  */
 export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
   const config = load(env, {}, DATABASE_KEYS);
@@ -145,8 +153,15 @@ function load(
   const problems: string[] = [];
   const plain: Record<string, unknown> = {};
   const keys = only === undefined ? ENV_KEYS : ENV_KEYS.filter(([name]) => only.has(name));
+  const formerOf = new Map(ENV_ALIASES.map(([former, current]) => [current, former]));
   for (const [name, field, kind] of keys) {
-    const raw = env[name];
+    const former = formerOf.get(name);
+    const formerRaw = former === undefined ? undefined : env[former];
+    if (formerRaw !== undefined && env[name] !== undefined && formerRaw !== env[name])
+      problems.push(
+        `${name}: ${former} (its former name) is set to something else; set only ${name}`,
+      );
+    const raw = env[name] ?? formerRaw;
     if (raw === undefined || (raw === '' && kind !== 'list')) continue;
     const value = convert(name, raw, kind, problems);
     if (value !== undefined) plain[field] = value;

@@ -35,7 +35,7 @@ interface Replica {
 
 function config(ttlSeconds = 600): AppConfig {
   return Object.assign(new AppConfig(), {
-    confirmationKeys: KEYS,
+    serverSecretKeys: KEYS,
     confirmationTtlSeconds: ttlSeconds,
   });
 }

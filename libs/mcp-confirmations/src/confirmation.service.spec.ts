@@ -51,7 +51,7 @@ function setup() {
     expire: vi.spyOn(ledger, 'expire'),
   };
   const config = Object.assign(new AppConfig(), {
-    confirmationKeys: [KEY],
+    serverSecretKeys: [KEY],
     confirmationTtlSeconds: 600,
   });
   const service = new ConfirmationService(ledger, new RequestStateCodec([KEY]), config);

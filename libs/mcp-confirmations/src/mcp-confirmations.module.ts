@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { AppConfig } from '@app/config';
+import { AppConfig, serverSecretKeys } from '@app/config';
 import { ConfirmationLedger } from './confirmation.ledger.js';
 import { ConfirmationService } from './confirmation.service.js';
 import { RequestStateCodec } from './request-state.codec.js';
 
 /**
  * Confirmation of destructive MCP tools: the ledger (Postgres), the `requestState` codec (keys
- * from `CONFIRMATION_KEYS`) and {@link ConfirmationService}, the one door into the ledger for every
+ * from `SERVER_SECRET_KEYS`) and {@link ConfirmationService}, the one door into the ledger for every
  * other library (the tool executor, the history writer's transaction, the admin reads). Needs the
  * global AppConfig and the app's TypeORM connection.
  */
@@ -16,7 +16,7 @@ import { RequestStateCodec } from './request-state.codec.js';
     {
       provide: RequestStateCodec,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => new RequestStateCodec(config.confirmationKeys),
+      useFactory: (config: AppConfig) => new RequestStateCodec(serverSecretKeys(config)),
     },
     ConfirmationService,
   ],

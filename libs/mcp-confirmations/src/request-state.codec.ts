@@ -48,7 +48,7 @@ export class RequestStateCodec {
 
   constructor(keys: readonly string[]) {
     if (keys.length === 0)
-      throw new Error('RequestStateCodec needs at least one key (CONFIRMATION_KEYS)');
+      throw new Error('RequestStateCodec needs at least one key (SERVER_SECRET_KEYS)');
     this.keys = keys.map((k) => createSecretKey(Buffer.from(k, 'utf8')));
   }
 

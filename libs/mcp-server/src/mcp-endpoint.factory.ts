@@ -1,5 +1,5 @@
 import { Logger, type FactoryProvider } from '@nestjs/common';
-import { AppConfig } from '@app/config';
+import { AppConfig, serverSecretKeys } from '@app/config';
 import {
   McpEndpointService,
   McpSessionIdCodec,
@@ -131,6 +131,6 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
       logger: new Logger('McpEndpoint'),
       version: readServerVersion(),
       // The same secrets as confirmations (every replica shares them), under a key of its own.
-      sessionIds: new McpSessionIdCodec(config.confirmationKeys),
+      sessionIds: new McpSessionIdCodec(serverSecretKeys(config)),
     }),
 };

@@ -97,7 +97,7 @@ describe('McpSessionIdCodec', () => {
   });
 
   it('needs a secret', () => {
-    expect(() => new McpSessionIdCodec([])).toThrow(/CONFIRMATION_KEYS/);
+    expect(() => new McpSessionIdCodec([])).toThrow(/SERVER_SECRET_KEYS/);
   });
 });
 

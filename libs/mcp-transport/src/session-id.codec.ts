@@ -42,7 +42,7 @@ export class McpSessionIdCodec implements McpSessionIds {
 
   constructor(secrets: readonly string[]) {
     if (secrets.length === 0)
-      throw new Error('McpSessionIdCodec needs at least one secret (CONFIRMATION_KEYS)');
+      throw new Error('McpSessionIdCodec needs at least one secret (SERVER_SECRET_KEYS)');
     this.keys = secrets.map((secret) =>
       createSecretKey(createHmac('sha256', secret).update(KEY_LABEL).digest()),
     );

@@ -10,7 +10,7 @@ import {
   type KoaContextWithOIDC,
   type ResourceServer,
 } from 'oidc-provider';
-import { AppConfig } from '@app/config';
+import { AppConfig, serverSecretKeys } from '@app/config';
 import { toEnvelope } from '@app/errors';
 import {
   DPOP_SIGNING_ALGORITHMS,
@@ -272,7 +272,7 @@ export class OAuthProviderService implements OnModuleInit {
         end_session: '/session/end',
       },
       cookies: {
-        keys: config.confirmationKeys.map((k) => hmac(k, 'oidc-provider cookies v1')),
+        keys: serverSecretKeys(config).map((k) => hmac(k, 'oidc-provider cookies v1')),
       },
       jwks: { keys: keys.filter(isJwk) },
       enabledJWA: {

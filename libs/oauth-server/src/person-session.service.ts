@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppConfig } from '@app/config';
+import { AppConfig, serverSecretKeys } from '@app/config';
 import { DomainError } from '@app/errors';
 import {
   constantTimeEqual,
@@ -44,7 +44,7 @@ export class PersonSessionService {
     this.secure = config.baseUrl.startsWith('https://');
     this.sessionCookie = this.secure ? '__Host-platform_session' : 'platform_session';
     this.csrfCookie = this.secure ? '__Host-platform_csrf' : 'platform_csrf';
-    this.csrfKey = hmac(config.confirmationKeys[0] ?? '', 'person-session csrf v1');
+    this.csrfKey = hmac(serverSecretKeys(config)[0], 'person-session csrf v1');
   }
 
   /** Who is signed in on this request's browser, or `null` (no cookie, ended or expired). */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
-import { AppConfig, isLoopbackHostname } from '@app/config';
+import { AppConfig, isLoopbackHostname, serverSecretKeys } from '@app/config';
 import { constantTimeEqual, hmac, safeReturnPath } from './browser-secrets.js';
 import { IdentityRepository } from '@app/identity';
 
@@ -33,7 +33,7 @@ export class UpstreamOidcService {
     private readonly config: AppConfig,
     private readonly identity: IdentityRepository,
   ) {
-    this.stateKey = hmac(config.confirmationKeys[0] ?? '', 'upstream-oidc state v1');
+    this.stateKey = hmac(serverSecretKeys(config)[0], 'upstream-oidc state v1');
   }
 
   get enabled(): boolean {
@@ -100,15 +100,18 @@ export class UpstreamOidcService {
   }
 
   private configuration(): Promise<oidc.Configuration> {
-    const issuer = this.config.oidcIssuer;
+    const { oidcIssuer: issuer, oidcClientId: clientId } = this.config;
     if (issuer === undefined) return Promise.reject(new Error('OIDC_ISSUER is not configured'));
+    // The configuration requires OIDC_CLIENT_ID with OIDC_ISSUER; never an empty client id.
+    if (clientId === undefined)
+      return Promise.reject(new Error('OIDC_CLIENT_ID is not configured'));
     this.discovered ??= (async () => {
       const url = new URL(issuer);
       // Plain HTTP only for an IdP on this machine (development and tests).
       const insecure = url.protocol === 'http:' && isLoopbackHostname(url.hostname);
       return oidc.discovery(
         url,
-        this.config.oidcClientId ?? '',
+        clientId,
         undefined,
         this.config.oidcClientSecret === undefined
           ? oidc.None()

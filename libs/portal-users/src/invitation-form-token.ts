@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '@app/config';
+import { AppConfig, serverSecretKeys } from '@app/config';
 
 const PURPOSE = 'portal-invitation-form\n';
 
@@ -8,17 +8,19 @@ const PURPOSE = 'portal-invitation-form\n';
  * The hidden field of the invitation page's form: an HMAC of the invitation (its secret's hash)
  * under the server's keys, so a form POST is accepted only when it was rendered by this server for
  * this invitation (a page elsewhere cannot forge it). Stateless, so every replica verifies it; the
- * keys are the confirmation keys (`CONFIRMATION_KEYS`), under a purpose prefix of its own; the
- * first signs, all verify (rotation).
+ * keys are the server's master secret (`SERVER_SECRET_KEYS`), under a purpose prefix of its own;
+ * the first signs, all verify (rotation).
  */
 @Injectable()
 export class InvitationFormTokens {
-  constructor(private readonly config: AppConfig) {}
+  private readonly keys: readonly [string, ...string[]];
+
+  constructor(config: AppConfig) {
+    this.keys = serverSecretKeys(config);
+  }
 
   issue(invitationHash: string): string {
-    const signing = this.keys[0];
-    if (signing === undefined) throw new Error('No CONFIRMATION_KEYS to sign the invitation form');
-    return mac(signing, invitationHash);
+    return mac(this.keys[0], invitationHash);
   }
 
   verify(invitationHash: string, presented: unknown): boolean {
@@ -28,10 +30,6 @@ export class InvitationFormTokens {
       const expected = Buffer.from(mac(key, invitationHash));
       return expected.length === given.length && timingSafeEqual(expected, given);
     });
-  }
-
-  private get keys(): readonly string[] {
-    return this.config.confirmationKeys;
   }
 }
 

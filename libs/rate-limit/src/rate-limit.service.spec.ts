@@ -33,7 +33,7 @@ describe('RateLimitService without a shared store (the embedded default)', () =>
     expect(new RateLimitService(redis, noDatabase, metrics).store).toBe('redis');
     const pg = loadConfig({
       DATABASE_URL: 'postgres://u@db/x',
-      CONFIRMATION_KEYS: 'k'.repeat(32),
+      SERVER_SECRET_KEYS: 'k'.repeat(32),
     });
     expect(new RateLimitService(pg, noDatabase, metrics).store).toBe('postgres');
   });
