@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OAUTH_GRANTABLE_SCOPES, SCOPES } from '@app/access-vocabulary';
 import { TokensService } from '@app/identity';
 import { legacyToolCall } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -83,36 +84,55 @@ describe('identity and bearer authentication', () => {
     expect((await t.request('/v1/me', { token: live.secret })).status).toBe(401);
   });
 
-  it('OAuth tokens can never hold a write scope or org:admin (refused at issuance, and by the database)', async () => {
+  it('an OAuth token holds exactly OAUTH_GRANTABLE_SCOPES: issuance and the database CHECK both follow the one declaration', async () => {
+    expect(OAUTH_GRANTABLE_SCOPES.length).toBeGreaterThan(0);
+    expect(SCOPES.length).toBeGreaterThan(OAUTH_GRANTABLE_SCOPES.length);
     const tokens = t.server.app.get(TokensService);
     const me: Json = await (await t.request('/v1/me', { token: 'owner' })).json();
-    for (const scope of ['accounts:write', 'org:admin'] as const) {
-      await expect(
-        tokens.issue({
-          organizationId: me.organization.id,
-          userId: me.person.id,
-          kind: 'oauth',
-          name: 'c',
-          scopes: ['accounts:read', scope],
-        }),
-      ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
-    }
     const { Client } = (await import('pg')).default;
     const c = new Client({ connectionString: t.db.url });
     await c.connect();
+    const issued: Record<string, boolean> = {};
+    const stored: Record<string, boolean> = {};
     try {
-      for (const [i, scope] of ['accounts:write', 'org:admin', 'portal_users:write'].entries()) {
-        await expect(
-          c.query(
+      for (const [i, scope] of SCOPES.entries()) {
+        issued[scope] = await tokens
+          .issue({
+            organizationId: me.organization.id,
+            userId: me.person.id,
+            kind: 'oauth',
+            name: 'c',
+            scopes: [scope],
+          })
+          .then(
+            () => true,
+            (err: unknown) => {
+              expect(err).toMatchObject({ code: 'VALIDATION_ERROR' });
+              return false;
+            },
+          );
+        stored[scope] = await c
+          .query(
             `INSERT INTO api_tokens (organization_id, user_id, kind, name, token_prefix, secret_hash, scopes, audience)
-             VALUES ($1, $2, 'oauth', 'x', 'oat_x', $3, ARRAY['audit:read', $4], $5)`,
-            [me.organization.id, me.person.id, `h${i}`, scope, t.server.config.mcpUrl],
-          ),
-        ).rejects.toThrow(/ck_api_tokens_oauth_read_only/);
+             VALUES ($1, $2, 'oauth', 'x', 'oat_x', $3, ARRAY[$4], $5)`,
+            [me.organization.id, me.person.id, `check-${i}`, scope, t.server.config.mcpUrl],
+          )
+          .then(
+            () => true,
+            (err: unknown) => {
+              expect(String(err)).toMatch(/ck_api_tokens_oauth_read_only/);
+              return false;
+            },
+          );
       }
     } finally {
       await c.end();
     }
+    const grantable = Object.fromEntries(
+      SCOPES.map((s) => [s, OAUTH_GRANTABLE_SCOPES.includes(s)]),
+    );
+    expect(issued).toEqual(grantable);
+    expect(stored).toEqual(grantable);
   });
 
   it('the four authorization outcomes reach REST routes with the demo tokens', async () => {

@@ -10,7 +10,7 @@ import { AppConfig, ConfigError, ConfigModule, loadConfig } from '@app/config';
 import { LocalMailDrop } from '@app/mail';
 import { DatabaseModule, EmbeddedPostgres, migrate } from '@app/database';
 import { DomainError } from '@app/errors';
-import { ROLES, SCOPES, type Scope } from '@app/access-vocabulary';
+import { isScope, ROLES, SCOPES } from '@app/access-vocabulary';
 
 /**
  * `admin.js <command> [options]` (`npm run -s admin -- …`: `-s` keeps npm's banner off stdout): the first organisation and its owner in
@@ -34,7 +34,6 @@ class UsageError extends Error {}
 type PresetRole = 'owner' | 'admin' | 'member' | 'viewer';
 const isPresetRole = (role: string): role is PresetRole =>
   role !== 'custom' && ROLES.some((r) => r === role);
-const isScope = (scope: string): scope is Scope => SCOPES.some((known) => known === scope);
 
 const EXIT: Record<string, number> = { CONFLICT: 3, NOT_FOUND: 4, VALIDATION_ERROR: 2 };
 

@@ -11,16 +11,28 @@ export const SCOPES = [
   'org:admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
+
+/** Whether a string is one of our scopes (the one test; OAuth requests and the CLI use it). */
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
 export type ScopeResource = 'portal_users' | 'accounts' | 'audit' | 'org';
 export type ScopeAccess = 'read' | 'write' | 'admin';
 
 export const READ_SCOPES: readonly Scope[] = SCOPES.filter((s) => s.endsWith(':read'));
 export const WRITE_SCOPES: readonly Scope[] = SCOPES.filter((s) => s.endsWith(':write'));
 /**
- * What an OAuth token may hold: read scopes only. Never a write scope, never `org:admin` (also a
- * database CHECK on `api_tokens`).
+ * What an OAuth token may hold: read scopes only. Never a write scope, never `org:admin`. The one
+ * declaration of the OAuth read-only rule: issuance, the authorization server (what it offers,
+ * what it refuses), the `insufficient_scope` advice and the consent page derive from it, and the
+ * database CHECK `ck_api_tokens_oauth_read_only` is tested against it.
  */
 export const OAUTH_GRANTABLE_SCOPES: readonly Scope[] = READ_SCOPES;
+
+/** Our scopes among `asked` that an OAuth client can never be granted. */
+export function beyondOAuthGrant(asked: readonly string[]): Scope[] {
+  return asked.filter(isScope).filter((s) => !OAUTH_GRANTABLE_SCOPES.includes(s));
+}
 
 /** Permissions belong to a person's membership in an organisation. */
 export const PERMISSIONS = [

@@ -44,7 +44,8 @@ export class TokenScopeCheck implements AccessCheck {
     if (r.scope === undefined || scopesReach(p.scopes, r.scope.resource, r.scope.access))
       return null;
     const required = scopeOf(r.scope.resource, r.scope.access);
-    const oauthWrite = p.tokenKind === 'oauth' && r.scope.access !== 'read';
+    const oauthWrite =
+      p.tokenKind === 'oauth' && !(OAUTH_GRANTABLE_SCOPES as readonly string[]).includes(required);
     const advice = oauthWrite
       ? `OAuth access is read-only today; use a personal token (pat_…) that carries ${required}.`
       : 'Use a token that carries it.';

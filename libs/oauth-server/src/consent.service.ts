@@ -1,3 +1,4 @@
+import { OAUTH_GRANTABLE_SCOPES, isScope, type Scope } from '@app/access-vocabulary';
 import { clientDisplayName } from './client-display-name.js';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -7,7 +8,7 @@ import { OAuthProviderService, CONSENT_PATH } from './oauth-provider.service.js'
 import { isVerifiedClient } from './client-metadata-rules.js';
 import { consentPage, messagePage, noMembershipPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';
-import { OAUTH_SCOPES, OIDC_SCOPES, SCOPE_WORDS, isScope } from './scope-words.js';
+import { OIDC_SCOPES, SCOPE_WORDS } from './scope-words.js';
 
 /** What a consent route answers: a page (with its status) or a redirect. */
 export type ConsentOutcome =
@@ -130,10 +131,10 @@ export class ConsentService {
   }
 
   /** The read scopes the client asked for; all of them when it named none. */
-  private requestedScopes(scope: unknown): (typeof OAUTH_SCOPES)[number][] {
+  private requestedScopes(scope: unknown): Scope[] {
     const asked = (typeof scope === 'string' ? scope : '').split(' ').filter(isScope);
-    const granted = OAUTH_SCOPES.filter((s) => asked.includes(s));
-    return granted.length > 0 ? granted : [...OAUTH_SCOPES];
+    const granted = OAUTH_GRANTABLE_SCOPES.filter((s) => asked.includes(s));
+    return granted.length > 0 ? granted : [...OAUTH_GRANTABLE_SCOPES];
   }
 
   private async details(request: FastifyRequest, reply: FastifyReply, uid: string) {
@@ -150,7 +151,7 @@ export class ConsentService {
 /** The scopes asked for that the provider recognises: the OpenID Connect ones and ours. */
 function requestedProviderScopes(scope: unknown): string[] {
   const asked = typeof scope === 'string' ? scope.split(' ') : [];
-  return [...OIDC_SCOPES, ...OAUTH_SCOPES].filter((s) => asked.includes(s));
+  return [...OIDC_SCOPES, ...OAUTH_GRANTABLE_SCOPES].filter((s) => asked.includes(s));
 }
 
 function page(status: number, html: string): ConsentOutcome {

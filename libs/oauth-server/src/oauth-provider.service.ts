@@ -1,3 +1,4 @@
+import { OAUTH_GRANTABLE_SCOPES } from '@app/access-vocabulary';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
@@ -27,7 +28,7 @@ import { clientDisplayName } from './client-display-name.js';
 import { PostgresOidcAdapter, restoreConsumed } from './oidc-adapter.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 import { messagePage } from './pages.js';
-import { OAUTH_SCOPES, OIDC_SCOPES, writeScopeRefusal, writeScopesIn } from './scope-words.js';
+import { OIDC_SCOPES, writeScopeRefusal, writeScopesIn } from './scope-words.js';
 
 /** Where `oidc-provider` is mounted; its endpoints are `/oauth/authorize`, `/oauth/token`, … */
 export const OAUTH_MOUNT = '/oauth';
@@ -133,7 +134,7 @@ export class OAuthProviderService implements OnModuleInit {
       claims: { openid: ['sub'] },
       // Recognised scopes (metadata, client registration); the read scopes are granted for the
       // MCP resource only (getResourceServerInfo).
-      scopes: [...OIDC_SCOPES, ...OAUTH_SCOPES],
+      scopes: [...OIDC_SCOPES, ...OAUTH_GRANTABLE_SCOPES],
       responseTypes: ['code'],
       pkce: { required: () => true },
       clientDefaults: {
@@ -206,7 +207,7 @@ export class OAuthProviderService implements OnModuleInit {
             if (indicator !== resource)
               throw new errors.InvalidTarget(`This server issues tokens for ${resource} only`);
             return {
-              scope: OAUTH_SCOPES.join(' '),
+              scope: OAUTH_GRANTABLE_SCOPES.join(' '),
               audience: resource,
               accessTokenTTL: config.oauthAccessTokenTtlSeconds,
               accessTokenFormat: 'opaque',

@@ -1,7 +1,7 @@
+import { isScope } from '@app/access-vocabulary';
 import { errors, Provider, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { textRefusal, textRefusalIn } from '@app/common';
 import { displayPrefix, hashTokenSecret, type TokensRepository } from '@app/identity';
-import { isScope } from './scope-words.js';
 import { OAuthRecordsRepository } from './oauth-records.repository.js';
 
 /** A record a request marked used (an authorization code, a refresh token), and when. */

@@ -1,10 +1,4 @@
-import { READ_SCOPES, WRITE_SCOPES, type Scope } from '@app/access-vocabulary';
-
-/**
- * The scopes an OAuth client may be granted: read-only, today. A client a person authorized acts
- * with less certainty than a token the person made for a script, so writes need a personal token.
- */
-export const OAUTH_SCOPES: readonly Scope[] = READ_SCOPES;
+import { beyondOAuthGrant, type Scope } from '@app/access-vocabulary';
 
 /** The OpenID Connect scopes the provider recognises besides ours (offline_access: a refresh token). */
 export const OIDC_SCOPES = ['openid', 'offline_access'] as const;
@@ -27,11 +21,11 @@ export function writeScopeRefusal(asked: readonly string[]): string {
   );
 }
 
+/**
+ * The scopes asked for that an OAuth client can never be granted (OAUTH_GRANTABLE_SCOPES: a
+ * client a person authorized acts with less certainty than a token the person made for a script,
+ * so writes need a personal token).
+ */
 export function writeScopesIn(scope: string | undefined): string[] {
-  const asked = (scope ?? '').split(' ').filter((s) => s.length > 0);
-  return asked.filter((s) => (WRITE_SCOPES as readonly string[]).includes(s) || s === 'org:admin');
-}
-
-export function isScope(value: string): value is Scope {
-  return Object.hasOwn(SCOPE_WORDS, value);
+  return beyondOAuthGrant((scope ?? '').split(' '));
 }
