@@ -7,18 +7,17 @@ import { destination, type DestinationStream } from 'pino';
 import type { Options as HttpLoggerOptions } from 'pino-http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
-import { AppConfig, ConfigModule, MCP_PATH } from '@app/config';
+import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule, isDatabaseUnavailable, logSafeError } from '@app/database';
 import { DemoModule } from '@app/demo';
 import { ApiExceptionFilter } from '@app/errors';
 import { HealthModule } from '@app/health';
-import { READ_SCOPES } from '@app/access-vocabulary';
-import { BearerAuthGuard, DPOP_SIGNING_ALGORITHMS, IdentityModule, redactUrl } from '@app/identity';
+import { BearerAuthGuard, IdentityModule, redactUrl } from '@app/identity';
 import { MeModule } from '@app/me';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { McpHistoryModule } from '@app/mcp-history';
-import { McpServerModule } from '@app/mcp-server';
+import { McpServerModule, mcpTransportErrorBody, wwwAuthenticateChallenge } from '@app/mcp-server';
 import { PortalUsersModule } from '@app/portal-users';
 import { AccountsModule } from '@app/accounts';
 import { AuditTrailModule } from '@app/audit-trail';
@@ -127,20 +126,8 @@ export class AppModule {
           inject: [AppConfig],
           useFactory: (c: AppConfig) =>
             new ApiExceptionFilter({
-              jsonRpcPaths: [MCP_PATH],
-              challenge: (path, code, scheme) => {
-                const metadata = `${c.baseUrl}/.well-known/oauth-protected-resource${path === MCP_PATH ? MCP_PATH : ''}`;
-                const error =
-                  code === 'UNAUTHENTICATED'
-                    ? ''
-                    : `error="${code === 'INVALID_DPOP_PROOF' ? 'invalid_dpop_proof' : 'invalid_token'}", `;
-                // RFC 9449 §7.1: the algorithms a proof may use.
-                if (scheme === 'DPoP')
-                  return `DPoP ${error}algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}", resource_metadata="${metadata}"`;
-                // The MCP authorization spec: the scopes to ask for (what OAuth can grant).
-                const scope = path === MCP_PATH ? `, scope="${READ_SCOPES.join(' ')}"` : '';
-                return `Bearer ${error}resource_metadata="${metadata}"${scope}`;
-              },
+              transportErrorBody: mcpTransportErrorBody,
+              challenge: wwwAuthenticateChallenge(c),
               unavailable: isDatabaseUnavailable,
             }),
         },

@@ -12,8 +12,11 @@ import { wantsDpopChallenge } from './authentication-scheme.js';
 import { httpStatusOf, type ErrorCode } from './error-codes.js';
 
 export interface ApiExceptionFilterOptions {
-  /** Paths whose transport errors answer as JSON-RPC (the MCP endpoint). */
-  jsonRpcPaths: readonly string[];
+  /**
+   * The body a route's own protocol answers a transport refusal with (the MCP endpoint's is
+   * JSON-RPC; this library knows no protocol but REST); `undefined`: the REST envelope.
+   */
+  transportErrorBody?: (route: string, status: number) => unknown;
   /**
    * Builds the `WWW-Authenticate` challenge for a 401 on a given path, in the `Bearer` scheme or,
    * for a refusal about a DPoP-bound token or proof, the `DPoP` scheme.
@@ -195,7 +198,7 @@ export function mapException(
   };
 }
 
-/** The one REST mapper ({@link mapException}), plus the 401 challenge, Retry-After and /mcp's 413. */
+/** The one REST mapper ({@link mapException}), plus the 401 challenge, Retry-After and a route's own transport-error body. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   constructor(private readonly options: ApiExceptionFilterOptions) {}
@@ -241,18 +244,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       (status === 503 ? (this.options.unavailableRetryAfterSeconds ?? 5) : undefined);
     if ((status === 429 || status === 503) && typeof retryAfter === 'number')
       void reply.header('retry-after', String(retryAfter));
-    if (this.options.jsonRpcPaths.includes(route) && status === 413) {
-      void reply
-        .status(413)
-        .header('content-type', 'application/json')
-        .send({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32600, message: 'Request body too large' },
-        });
-      return;
-    }
-    void reply.status(status).header('content-type', 'application/json').send(envelope);
+    const body = this.options.transportErrorBody?.(route, status) ?? envelope;
+    void reply.status(status).header('content-type', 'application/json').send(body);
   }
 
   /** The router's own 404 (no route matched), as opposed to a 404 a handler chose to answer. */

@@ -7,6 +7,7 @@ export {
   TOOLS_LIST_CACHE,
 } from './mcp-endpoint.factory.js';
 export { MCP_SERVER_INSTRUCTIONS } from './mcp-server.instructions.js';
+export { mcpTransportErrorBody, wwwAuthenticateChallenge } from './transport-answers.js';
 export {
   evaluateRequest,
   gatePolicyOf,

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { AppConfig, MCP_PATH } from '@app/config';
-import { Public, READ_SCOPES, type Scope } from '@app/access-vocabulary';
+import { OAUTH_GRANTABLE_SCOPES, Public, type Scope } from '@app/access-vocabulary';
 import { DPOP_SIGNING_ALGORITHMS } from '@app/identity';
 
 /** RFC 9728 OAuth Protected Resource Metadata for the MCP endpoint. */
@@ -45,7 +45,7 @@ export class ProtectedResourceMetadataController {
       resource: mcpUrl,
       authorization_servers: [baseUrl],
       // What an OAuth client can be granted here: read scopes only (writes need a personal token).
-      scopes_supported: READ_SCOPES,
+      scopes_supported: OAUTH_GRANTABLE_SCOPES,
       bearer_methods_supported: ['header'],
       resource_name: 'Platform MCP server',
       // Tokens bound to a key (DPoP) are verified here; unbound ones are accepted too.
