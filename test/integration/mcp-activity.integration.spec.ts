@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outcomeOf } from '@app/mcp-history';
 import { TOOL_CALL_REFUSAL_STATUSES } from '@app/mcp-transport';
+import { coverHistory } from '../support/history-partitions.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, matchesSchema, me, sql, type Json } from './platform-api.fixtures.js';
 
@@ -66,6 +67,8 @@ describe('the admin console’s activity endpoints', () => {
 
   beforeAll(async () => {
     t = await startTestServer();
+    // The rows below are at fixed past times: their partitions are made first.
+    await coverHistory(t.db.url, '2026-02-28T00:00:00Z', '2026-03-03T00:00:00Z');
     [owner, member, globex] = await Promise.all(
       ['owner', 'member', 'globex_owner'].map((token) => me(t, token)),
     );

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolCallsListQuery, type ToolCallFilter } from '@app/mcp-history';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
+import { coverHistory, partitionIndexParents } from '../support/history-partitions.js';
 
 /**
  * The call-history list must stay an index range read whatever an organisation's history size:
@@ -30,6 +31,8 @@ function nodesOf(node: PlanNode): PlanNode[] {
 describe('mcp_tool_calls list query plans (100k rows)', () => {
   let db: TestDatabase;
   let client: Client;
+  /** A partition's index → the table's index it is part of. */
+  let indexOf: Map<string, string>;
   const org = randomUUID();
   const otherOrg = randomUUID();
 
@@ -37,6 +40,7 @@ describe('mcp_tool_calls list query plans (100k rows)', () => {
     db = await createTestDatabase();
     client = new Client({ connectionString: db.url });
     await client.connect();
+    await coverHistory(db.url, '2026-01-01T00:00:00Z', '2026-01-03T00:00:00Z');
     await client.query(
       `INSERT INTO organizations (id, slug, name) VALUES ($1, 'plans', 'Plans'), ($2, 'other', 'Other')`,
       [org, otherOrg],
@@ -55,6 +59,7 @@ describe('mcp_tool_calls list query plans (100k rows)', () => {
     await client.query(seed, [org, ROWS]);
     await client.query(seed, [otherOrg, OTHER_ROWS]);
     await client.query('ANALYZE mcp_tool_calls');
+    indexOf = await partitionIndexParents(db.url);
   }, 180_000);
 
   afterAll(async () => {
@@ -70,7 +75,11 @@ describe('mcp_tool_calls list query plans (100k rows)', () => {
       `EXPLAIN (FORMAT JSON) ${q.text}`,
       q.params,
     );
-    return nodesOf(rows[0]['QUERY PLAN'][0].Plan);
+    return nodesOf(rows[0]['QUERY PLAN'][0].Plan).map((n) =>
+      n['Index Name'] === undefined
+        ? n
+        : { ...n, 'Index Name': indexOf.get(n['Index Name']) ?? n['Index Name'] },
+    );
   }
 
   it.each<[string, Omit<ToolCallFilter, 'organizationId' | 'take'>, string]>([

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TokensService } from '@app/identity';
 import { ToolCallHistory, type ToolCallRow } from '@app/mcp-history';
+import { coverHistory } from '../support/history-partitions.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, matchesSchema, me, sql, walk, type Json } from './platform-api.fixtures.js';
 
@@ -152,6 +153,8 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
 
   beforeAll(async () => {
     t = await startTestServer();
+    // The rows below are at fixed past times: their partitions are made first.
+    await coverHistory(t.db.url, '2025-12-31T00:00:00Z', '2026-03-03T00:00:00Z');
     [owner, member, readonly, globex] = await Promise.all(
       ['owner', 'member', 'readonly_pat', 'globex_owner'].map((token) => me(t, token)),
     );

@@ -16,6 +16,7 @@ import { BearerAuthGuard, IdentityModule, redactUrl } from '@app/identity';
 import { MeModule } from '@app/me';
 import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
+import { HistoryPartitionsModule } from '@app/history-partitions';
 import { McpHistoryModule } from '@app/mcp-history';
 import { McpServerModule, mcpTransportErrorBody, wwwAuthenticateChallenge } from '@app/mcp-server';
 import { PortalUsersModule } from '@app/portal-users';
@@ -114,6 +115,7 @@ export class AppModule {
         PortalUsersModule,
         OrgAdminModule,
         McpHistoryModule,
+        HistoryPartitionsModule,
         McpServerModule,
         // Testing only (the conformance fixtures, loaded by startServer under their flag).
         ...testingModules,

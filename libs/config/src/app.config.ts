@@ -97,6 +97,24 @@ export class AppConfig {
   confirmationTtlSeconds = 600;
 
   /**
+   * Days of MCP call history kept (`mcp_tool_calls`); older days are dropped a whole partition at
+   * a time. 0 keeps everything.
+   */
+  @IntInRange(0, 36_500)
+  historyRetentionDays = 90;
+
+  /**
+   * Days of audit trail kept (`audit_events`), a whole month at a time. 0 (the default) keeps it
+   * all: an organisation's audit trail is a record; export it before lowering this.
+   */
+  @IntInRange(0, 36_500)
+  auditRetentionDays = 0;
+
+  /** Days of confirmations kept (`mcp_confirmations`), a whole month at a time. 0 keeps everything. */
+  @IntInRange(0, 36_500)
+  confirmationRetentionDays = 90;
+
+  /**
    * The portal's own invitation page, e.g. `https://portal.example/invite/{token}`: invitation
    * e-mails link there (`{token}` is replaced by the secret). Absent: they link to this server's
    * page at `/v1/portal-invitations/{token}/accept`.

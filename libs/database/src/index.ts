@@ -24,3 +24,19 @@ export {
   DatabaseDeadlineExceeded,
   withDatabaseDeadline,
 } from './database-deadline.js';
+export {
+  addUnits,
+  createPartitionsCovering,
+  listPartitions,
+  maintainPartitions,
+  partitionCoverage,
+  PARTITIONED_TABLES,
+  unitStart,
+  type Partition,
+  type PartitionedTable,
+  type PartitionedTableName,
+  type RetentionDays,
+  type RunSql,
+  type TableCoverage,
+  type TableMaintenance,
+} from './partitions.js';

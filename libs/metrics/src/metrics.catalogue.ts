@@ -5,6 +5,7 @@
  * against this file. Add a metric here first; never create one anywhere else.
  */
 
+import { PARTITIONED_TABLES } from '@app/database';
 import { TOOL_RESULT_CODES } from '@app/errors';
 import {
   ERA_LABELS,
@@ -169,6 +170,9 @@ export type RateLimitBudget = (typeof RATE_LIMIT_BUDGETS)[number];
 export const HISTORY_DROP_REASONS = ['retention_full', 'refused'] as const;
 export type HistoryDropReason = (typeof HISTORY_DROP_REASONS)[number];
 
+/** The time-partitioned history tables (the `table` label of the partition metrics). */
+export const HISTORY_TABLES = PARTITIONED_TABLES.map((t) => t.table);
+
 export const METRICS = {
   mcpRequests: {
     name: 'mcp_requests_total',
@@ -251,6 +255,27 @@ export const METRICS = {
     help: 'Tool-call history rows lost, by reason: the oldest kept rows past the bound (retention_full), or a row the database refused (refused).',
     labelNames: ['reason'],
     labelValues: { reason: HISTORY_DROP_REASONS },
+  },
+  historyPartitionsDropped: {
+    name: 'history_partitions_dropped_total',
+    type: 'counter',
+    help: 'Partitions of a history table dropped because all their rows were older than its retention, by table.',
+    labelNames: ['table'],
+    labelValues: { table: HISTORY_TABLES },
+  },
+  historyPartitionAhead: {
+    name: 'history_partition_ahead_seconds',
+    type: 'gauge',
+    help: 'Seconds from now to the end of the newest partition of a history table, by table: a row past it would be refused.',
+    labelNames: ['table'],
+    labelValues: { table: HISTORY_TABLES },
+  },
+  historyOldestData: {
+    name: 'history_oldest_data_timestamp_seconds',
+    type: 'gauge',
+    help: 'Start of the oldest partition of a history table (nothing older is kept), Unix seconds, by table.',
+    labelNames: ['table'],
+    labelValues: { table: HISTORY_TABLES },
   },
   dbPoolConnections: {
     name: 'db_pool_connections',

@@ -62,6 +62,8 @@ function recordOneOfEach(service: MetricsService): void {
   service.setRateLimitStoreUp(false);
   service.setHistoryRowsRetained(3);
   service.recordHistoryRowsDropped('retention_full', 2);
+  service.recordHistoryPartitionDropped('mcp_tool_calls');
+  service.setHistoryCoverage('audit_events', new Date(0), new Date(86_400_000), new Date(0));
 }
 
 const ALL_DEFINITIONS: readonly MetricDefinition[] = Object.values(METRICS);

@@ -59,6 +59,9 @@ export class MetricsService {
     registers: [this.registry],
   });
   private readonly historyRowsDropped = this.counter(METRICS.historyRowsDropped);
+  private readonly historyPartitionsDropped = this.counter(METRICS.historyPartitionsDropped);
+  private readonly historyPartitionAhead = this.gauge(METRICS.historyPartitionAhead);
+  private readonly historyOldestData = this.gauge(METRICS.historyOldestData);
   private readonly dbPoolConnections = new Gauge<LabelsOf<typeof METRICS.dbPoolConnections>>({
     name: METRICS.dbPoolConnections.name,
     help: METRICS.dbPoolConnections.help,
@@ -119,6 +122,24 @@ export class MetricsService {
     this.historyRowsDropped.inc({ reason }, rows);
   }
 
+  /** One partition of a history table dropped by retention. */
+  recordHistoryPartitionDropped(table: string): void {
+    this.historyPartitionsDropped.inc({ table });
+  }
+
+  /** What a history table covers: its oldest partition's start and its newest partition's end. */
+  setHistoryCoverage(
+    table: string,
+    oldestFrom: Date | undefined,
+    aheadUntil: Date | undefined,
+    now: Date,
+  ): void {
+    if (oldestFrom === undefined) this.historyOldestData.remove({ table });
+    else this.historyOldestData.set({ table }, oldestFrom.getTime() / 1000);
+    if (aheadUntil === undefined) this.historyPartitionAhead.remove({ table });
+    else this.historyPartitionAhead.set({ table }, (aheadUntil.getTime() - now.getTime()) / 1000);
+  }
+
   /**
    * Where `db_pool_connections` reads its numbers at each scrape (the database lib passes a reader
    * of its pool). Replaces any earlier source; `undefined` output leaves the gauge empty.
@@ -149,6 +170,15 @@ export class MetricsService {
 
   private counter<D extends MetricDefinition & { type: 'counter' }>(def: D): Counter<LabelsOf<D>> {
     return new Counter<LabelsOf<D>>({
+      name: def.name,
+      help: def.help,
+      labelNames: def.labelNames,
+      registers: [this.registry],
+    });
+  }
+
+  private gauge<D extends MetricDefinition & { type: 'gauge' }>(def: D): Gauge<LabelsOf<D>> {
+    return new Gauge<LabelsOf<D>>({
       name: def.name,
       help: def.help,
       labelNames: def.labelNames,

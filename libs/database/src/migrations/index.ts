@@ -16,6 +16,7 @@ import { AuditAdminCommand1764810000000 } from './1764810000000-audit-admin-comm
 import { SignInAuditAndPersonalMail1764900000000 } from './1764900000000-sign-in-audit-and-personal-mail.js';
 import { Dpop1764930000000 } from './1764930000000-dpop.js';
 import { OauthTokensAudience1765000000000 } from './1765000000000-oauth-tokens-audience.js';
+import { PartitionHistory1765300000000 } from './1765300000000-partition-history.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -40,4 +41,5 @@ export const MIGRATIONS = [
   SignInAuditAndPersonalMail1764900000000,
   Dpop1764930000000,
   OauthTokensAudience1765000000000,
+  PartitionHistory1765300000000,
 ];

@@ -1,0 +1,5 @@
+export { HistoryPartitionsModule } from './history-partitions.module.js';
+export {
+  PARTITION_MAINTENANCE_INTERVAL_MS,
+  PartitionMaintainer,
+} from './partition-maintainer.service.js';
