@@ -190,3 +190,91 @@ describe('what production loads', () => {
     expect(staticClosure(entries)).toContain(join(ROOT, 'libs/mcp-tools/src/tool-executor.ts'));
   });
 });
+
+/** docs/architecture.md's table owners: table → [the writing file, ...files that also read it]. */
+function declaredTableOwners(): Map<string, { owner: string; readers: string[] }> {
+  const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+  const block = /<!-- tables:begin -->\s*```text\n([\s\S]*?)```\s*<!-- tables:end -->/.exec(doc);
+  if (block === null)
+    throw new Error('docs/architecture.md: no table-owner block between the markers');
+  const owners = new Map<string, { owner: string; readers: string[] }>();
+  for (const line of block[1].split('\n').filter((l) => l.trim() !== '')) {
+    const [table, owner, ...readers] = line.trim().split(/\s+/);
+    owners.set(table, { owner, readers });
+  }
+  return owners;
+}
+
+/** The tables the migrations create (a partition, `CREATE TABLE x PARTITION OF`, is its parent's). */
+function migratedTables(): string[] {
+  const dir = join(LIBS, 'database/src/migrations');
+  const names = sourceFiles(dir).flatMap((f) =>
+    [...readFileSync(f, 'utf8').matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)\s*\(/g)].map(
+      (m) => m[1],
+    ),
+  );
+  return [...new Set(names)].sort();
+}
+
+/** `lib/file-stem` of every production source whose SQL writes (or only reads) `table`. */
+function sqlNaming(table: string): { writers: string[]; readers: string[] } {
+  const writes = new RegExp(
+    `(?:INSERT INTO|UPDATE|DELETE FROM)\\s+${table}\\b|tableName: '${table}'`,
+  );
+  const reads = new RegExp(`(?:FROM|JOIN)\\s+${table}\\b`);
+  const writers: string[] = [];
+  const readers: string[] = [];
+  for (const file of sourceFiles(LIBS)) {
+    if (file.includes(`${sep}migrations${sep}`)) continue;
+    const source = readFileSync(file, 'utf8');
+    const name = relative(LIBS, file).replace(`${sep}src${sep}`, '/').replace(/\.ts$/, '');
+    if (writes.test(source)) writers.push(name);
+    else if (reads.test(source)) readers.push(name);
+  }
+  return { writers, readers };
+}
+
+describe('the table owners (docs/architecture.md, rule 3)', () => {
+  const declared = declaredTableOwners();
+
+  it('lists every table the migrations create, and only those', () => {
+    expect([...declared.keys()].sort()).toEqual(migratedTables());
+  });
+
+  it('each table is written by its owner alone, and read only by the files listed with it', () => {
+    const drift = [...declared].flatMap(([table, { owner, readers }]) => {
+      const found = sqlNaming(table);
+      return [
+        ...found.writers
+          .filter((w) => w !== owner)
+          .map((w) => `${w} writes ${table}, owned by ${owner}`),
+        ...found.readers
+          .filter((r) => r !== owner && !readers.includes(r))
+          .map((r) => `${r} reads ${table}, which the table owners do not list`),
+        ...(found.writers.includes(owner) || found.readers.includes(owner)
+          ? []
+          : [`${owner} is declared the owner of ${table} but its SQL never names it`]),
+        ...readers
+          .filter((r) => !found.readers.includes(r) && !found.writers.includes(r))
+          .map((r) => `${r} is listed as reading ${table} but does not`),
+      ];
+    });
+    expect(drift, 'update the code or the table owners in docs/architecture.md').toEqual([]);
+  });
+
+  it('the scan sees a write and a read where there is one', () => {
+    const { writers, readers } = sqlNaming('portal_users');
+    expect(writers).toEqual(['portal-users/portal-users.repository']);
+    expect(readers).toContain('accounts/accounts.repository');
+  });
+});
+
+describe('newest-first lists (docs/architecture.md, rule 4)', () => {
+  it('are all built by newestFirstQuery: no other production source orders by a time and id descending', () => {
+    const handRolled = [...sourceFiles(LIBS), ...sourceFiles(join(ROOT, 'apps/server/src'))]
+      .filter((f) => !f.includes(`${sep}migrations${sep}`))
+      .filter((f) => /ORDER BY\s+\$?\{?\w+\}?\s+DESC,\s*id DESC/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(ROOT, f));
+    expect(handRolled).toEqual(['libs/rest-contract/src/newest-first-query.ts']);
+  });
+});

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { CURSOR_TIMESTAMP_SQL } from '@app/rest-contract';
+import { newestFirstQuery } from '@app/rest-contract';
 import type { MailMessage } from './mail-transport.js';
 
 export interface OutboxRow {
@@ -30,24 +30,17 @@ export class MailOutboxRepository {
     organizationId: string,
     filter: { to?: string; after?: readonly string[]; take: number },
   ): Promise<OutboxRow[]> {
-    const params: unknown[] = [organizationId];
-    const where = ['organization_id = $1'];
-    if (filter.to !== undefined) {
-      params.push(filter.to);
-      where.push(`lower(recipient) = lower($${params.length})`);
-    }
-    if (filter.after !== undefined) {
-      params.push(filter.after[0], filter.after[1]);
-      where.push(
-        `(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-      );
-    }
-    params.push(filter.take);
-    return this.ds.query<OutboxRow[]>(
-      `SELECT id, recipient, subject, body_text, created_at, ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts
-         FROM mail_outbox WHERE ${where.join(' AND ')}
-        ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
+    const { to } = filter;
+    const q = newestFirstQuery({
+      from: 'mail_outbox',
+      columns: 'id, recipient, subject, body_text, created_at',
+      organizationId,
+      conditions: [
+        to === undefined ? undefined : (bind) => `lower(recipient) = lower(${bind(to)})`,
+      ],
+      after: filter.after,
+      take: filter.take,
+    });
+    return this.ds.query<OutboxRow[]>(q.text, q.params);
   }
 }
