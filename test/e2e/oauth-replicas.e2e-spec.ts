@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@app/config';
-import { startServer, type RunningServer } from '../../apps/server/src/bootstrap.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 import { BrowserAgent } from '../support/browser-agent.js';
 import type { Json } from '../support/mcp-peers.js';
 import { authorizeInBrowser } from '../support/oauth-client.js';
@@ -15,7 +13,7 @@ import { latestMailTo } from '../support/mail-drop.js';
  */
 
 let a: TestServer;
-let b: RunningServer;
+let b: TestServer;
 const OWNER = 'olivia.owner@acme.test';
 const REDIRECT = 'http://127.0.0.1:53684/callback';
 const VERIFIER = 'replica-verifier-'.repeat(3);
@@ -23,25 +21,8 @@ const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 beforeAll(async () => {
   a = await startTestServer();
-  b = await startServer(
-    loadConfig(
-      {},
-      {
-        nodeEnv: 'test',
-        port: 0,
-        logLevel: 'silent',
-        databaseUrl: a.db.url,
-        ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
-        // Replicas share the public URL (the issuer and the MCP resource) and the keys.
-        publicBaseUrl: a.url,
-        serverSecretKeys: [...a.server.config.serverSecretKeys],
-        dataDir: a.server.config.dataDir,
-        rateLimitPerIpPerMinute: 100_000,
-        rateLimitPerTokenPerMinute: 100_000,
-      },
-    ),
-    { seedDemo: 'never' },
-  );
+  // Replicas share the database, the public URL (the issuer and the MCP resource) and the keys.
+  b = await startTestReplica(a);
 }, 120_000);
 
 afterAll(async () => {

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@app/config';
-import { startServer, type RunningServer } from '../../apps/server/src/bootstrap.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 import {
   answer,
   askedOf,
@@ -26,25 +24,12 @@ import { parseMetrics, sampleKey } from '../support/raw-mcp.js';
 const ATTEMPTS = 50;
 
 let t: TestServer;
-let second: RunningServer;
+let second: TestServer;
 let sql: SqlClient;
 
 beforeAll(async () => {
   t = await startTestServer();
-  const config = loadConfig(
-    {},
-    {
-      nodeEnv: 'test',
-      port: 0,
-      logLevel: 'silent',
-      databaseUrl: t.db.url,
-      ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
-      serverSecretKeys: [...t.server.config.serverSecretKeys],
-      rateLimitPerIpPerMinute: 100_000,
-      rateLimitPerTokenPerMinute: 100_000,
-    },
-  );
-  second = await startServer(config, { seedDemo: 'never' });
+  second = await startTestReplica(t);
   sql = await openSql(t.db.url);
 });
 afterAll(async () => {

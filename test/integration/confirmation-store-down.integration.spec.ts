@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@app/config';
-import { startServer, type RunningServer } from '../../apps/server/src/bootstrap.js';
 import { NEEDS_REAL_POSTGRES, skipWhen } from '../support/skip.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 import {
   answer,
   askedOf,
@@ -171,7 +169,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
 
   describe('the confirmation table alone cannot be written (the app role lost INSERT/UPDATE on it)', () => {
     const role = `mcp_app_${randomBytes(4).toString('hex')}`;
-    let replica: RunningServer;
+    let replica: TestServer;
     let target: { id: string };
     let earlier: ReturnType<typeof askedOf>;
     let rowsBefore: number;
@@ -186,21 +184,8 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
       const url = new URL(t.db.url);
       url.username = role;
       url.password = '';
-      replica = await startServer(
-        loadConfig(
-          {},
-          {
-            nodeEnv: 'test',
-            port: 0,
-            logLevel: 'silent',
-            databaseUrl: url.toString(),
-            serverSecretKeys: [...t.server.config.serverSecretKeys],
-            rateLimitPerIpPerMinute: 100_000,
-            rateLimitPerTokenPerMinute: 100_000,
-          },
-        ),
-        { seedDemo: 'never' },
-      );
+      // Another replica that connects as the role whose grants the test revokes.
+      replica = await startTestReplica(t, { databaseUrl: url.toString() });
       target = await createPortalUser(t, 'Revoked Table Target');
       earlier = askedOf(
         await modernToolCall(replica.url, t.tokens.owner, 'delete_portal_user', { id: target.id }),
