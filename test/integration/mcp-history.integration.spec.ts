@@ -254,6 +254,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         duration_ms: 12.25,
         confirmation_id: null,
         request_id: `req-${c.id}`,
+        trace_id: null,
         arguments_digest: null,
         created_at: c.created_at,
       });
@@ -362,6 +363,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         durationMs: 3.5,
         confirmationId: confirmations.consumed.id,
         requestId: 'req-writer',
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
         args: { id: 'acc-1', secret: 'never stored' },
       };
       await t.server.app.get(ToolCallHistory).record(row, { durable: true });
@@ -375,6 +377,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         duration_ms: 3.5,
         confirmation_id: confirmations.consumed.id,
         request_id: 'req-writer',
+        trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
         arguments_digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
       expect(JSON.stringify(r.body)).not.toContain('never stored');
@@ -559,6 +562,7 @@ describe('call history writes (batching, durability, shutdown)', () => {
     durationMs: 1,
     confirmationId: null,
     requestId,
+    traceId: null,
     args: {},
   });
 

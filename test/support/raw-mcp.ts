@@ -18,6 +18,8 @@ export interface CallOptions {
   /** Extra `params` next to `name` and `arguments` (e.g. `requestState`, `inputResponses`). */
   params?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** Extra `_meta` entries (e.g. `traceparent`) beside the protocol's own. */
+  meta?: Record<string, unknown>;
 }
 
 /** A 2026-07-28 `tools/call` (per-request `_meta`, `Mcp-*` headers), declaring form elicitation. */
@@ -44,6 +46,7 @@ export async function modernToolCall(
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1.0.0' },
           'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+          ...options.meta,
         },
       },
     },
@@ -77,7 +80,19 @@ export async function legacyToolCall(
   );
 }
 
-async function post(
+/** A 2025 `initialize` (revision 2025-06-18); the answer carries the signed `Mcp-Session-Id`. */
+export async function legacyInitialize(
+  baseUrl: string,
+  token: string,
+  clientName: string,
+): Promise<RawResponse> {
+  const clientInfo = { name: clientName, version: '1.0.0' };
+  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo };
+  return post(baseUrl, token, { jsonrpc: '2.0', id: 1, method: 'initialize', params }, {});
+}
+
+/** One JSON-RPC message POSTed to `/mcp` as it is, with the given extra headers. */
+export async function post(
   baseUrl: string,
   token: string,
   body: object,

@@ -25,6 +25,7 @@ import { AuditTrailModule } from '@app/audit-trail';
 import { MailModule } from '@app/mail';
 import { OrgAdminModule } from '@app/org-admin';
 import { OAuthServerModule } from '@app/oauth-server';
+import { traceLogFields } from '@app/tracing';
 
 const QUIET_PATHS = /^\/(health\/|metrics(\?|$))/;
 
@@ -71,6 +72,8 @@ export class AppModule {
           forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
           pinoHttp: atTerminal({
             level: config.logLevel,
+            // When tracing, every line written inside a traced request names its trace and span.
+            ...(config.tracing ? { mixin: traceLogFields } : {}),
             genReqId: (req) => req.id ?? '',
             // No access lines for probes and scrapes.
             autoLogging: {

@@ -14,6 +14,8 @@ import { ipRateLimitHook, RateLimitService } from '@app/rate-limit';
 import { registerMcpRejectionMetrics, requestGate } from '@app/mcp-server';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/mcp-transport';
 import { mountOAuthServer } from '@app/oauth-server';
+import { redactUrl } from '@app/identity';
+import { nameHttpSpansByRoute } from '@app/tracing';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const FORM_BODY_LIMIT_BYTES = 16 * 1024;
@@ -72,6 +74,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   // Every request's database waits (the per-IP budget's too) draw on one deadline, started before
   // anything else runs: the rest of the request, body parsing included, runs inside it.
   const fastify = adapter.getInstance();
+  nameHttpSpansByRoute(fastify, redactUrl);
   fastify.addHook('onRequest', (_request, _reply, done) => {
     withDatabaseDeadline(config.requestDeadlineMs, done);
   });

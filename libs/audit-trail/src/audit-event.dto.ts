@@ -112,6 +112,12 @@ export class AuditEventDto {
   @Out.string({ nullable: true }) request_id: string | null;
   @Out.string({
     nullable: true,
+    description:
+      'The trace of the request that wrote the event (W3C trace id); `null` when the server was not tracing.',
+  })
+  trace_id: string | null;
+  @Out.string({
+    nullable: true,
     description: 'The MCP confirmation that authorized this write, if any.',
   })
   confirmation_id: string | null;

@@ -29,6 +29,7 @@ export interface NewAuditEvent {
   changes: AuditChanges;
   requestId: string | null;
   confirmationId: string | null;
+  traceId: string | null;
 }
 
 export interface AuditEventRow {
@@ -51,6 +52,7 @@ export interface AuditEventRow {
   changes: AuditChanges;
   request_id: string | null;
   confirmation_id: string | null;
+  trace_id: string | null;
 }
 
 export interface AuditEventFilter {
@@ -74,7 +76,7 @@ export interface AuditEventFilter {
 
 const ROW_COLUMNS = `id, occurred_at, actor_type, actor_user_id,
   actor_name, actor_email, token_id, token_name, token_kind, channel, client_name, action, resource_type, resource_id,
-  resource_label, changes, request_id, confirmation_id`;
+  resource_label, changes, request_id, confirmation_id, trace_id`;
 const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts`;
 
 /** All SQL on `audit_events`. Insert only: the table has no update or delete path (and a trigger refuses them). */
@@ -87,8 +89,8 @@ export class AuditEventsRepository {
     await tx.query(
       `INSERT INTO audit_events (organization_id, actor_type, actor_user_id, token_id, channel, client_name, action,
                                  resource_type, resource_id, changes, request_id, confirmation_id,
-                                 actor_name, actor_email, token_name, token_kind, resource_label)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17)`,
+                                 actor_name, actor_email, token_name, token_kind, resource_label, trace_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $18)`,
       [
         e.organizationId,
         e.actorType,
@@ -107,6 +109,7 @@ export class AuditEventsRepository {
         e.tokenName,
         e.tokenKind,
         e.resourceLabel,
+        e.traceId,
       ],
     );
   }

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
 import { type TokenKind } from '@app/access-vocabulary';
 import { RequestContext } from '@app/identity';
+import { currentTraceId } from '@app/tracing';
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -66,7 +67,8 @@ export class AuditTrail {
     entry: AuditEntry,
     actor: AuditActor = this.callerAsActor(),
   ): Promise<void> {
-    await this.events.append(tx, { ...actor, ...entry });
+    // The trace of the request writing it (the ambient span), like the request id.
+    await this.events.append(tx, { ...actor, ...entry, traceId: currentTraceId() });
     // What must commit with the caller's write (an MCP write tool's history row) joins it here.
     await this.context.takeWithWrite()?.(tx);
   }
@@ -227,6 +229,7 @@ function toDto(r: AuditEventRow): Plain<AuditEventDto> {
     resource_label: r.resource_label,
     changes: r.changes,
     request_id: r.request_id,
+    trace_id: r.trace_id,
     confirmation_id: r.confirmation_id,
   };
 }

@@ -9,3 +9,4 @@ export { argumentsDigest, canonicalJson, MAX_ARGUMENTS_DEPTH } from './arguments
 export { sanitizeForPrompt } from './prompt-text.util.js';
 export { isPrototypeMemberName, textRefusal, textRefusalIn } from './input-text.js';
 export { MAX_CLIENT_STRING_LENGTH, normalizeClientString } from './client-string.util.js';
+export { readServerVersion } from './server-version.js';

@@ -286,6 +286,54 @@ export class AppConfig {
   @IsIn([true, false])
   trustProxy = false;
 
+  /**
+   * Tracing (OpenTelemetry, OTLP over HTTP) is on when one of these names where to send spans
+   * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or `OTEL_TRACES_EXPORTER`
+   * names an exporter; the SDK itself reads these and every other `OTEL_*` variable (sampler,
+   * protocol, headers, resource attributes). Off by default: the SDK is then never loaded.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http:// or https:// URL' })
+  otlpEndpoint?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'must be an http:// or https:// URL' })
+  otlpTracesEndpoint?: string;
+
+  @IsOptional()
+  @IsIn(['otlp', 'console', 'none'])
+  otelTracesExporter?: 'otlp' | 'console' | 'none';
+
+  /** `OTEL_SDK_DISABLED=true` turns tracing off whatever else is set (the specification's switch). */
+  @IsIn([true, false])
+  otelSdkDisabled = false;
+
+  /** The traces' `service.name`. */
+  @IsString()
+  @Matches(/^\S{1,128}$/, { message: 'must be 1–128 characters without spaces' })
+  otelServiceName = 'platform-mcp';
+
+  /**
+   * Where the admin console links a call's trace id: a URL with `{traceId}` in it, e.g.
+   * `http://localhost:16686/trace/{traceId}` (Jaeger) or a Grafana Explore URL. Absent: the
+   * console shows the id without a link.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S*\{traceId\}\S*$/, {
+    message: 'must be an http:// or https:// URL containing {traceId}',
+  })
+  traceUrlTemplate?: string;
+
+  /** Whether this process exports traces (see {@link otlpEndpoint}). */
+  get tracing(): boolean {
+    if (this.otelSdkDisabled || this.otelTracesExporter === 'none') return false;
+    return (
+      this.otelTracesExporter !== undefined ||
+      this.otlpEndpoint !== undefined ||
+      this.otlpTracesEndpoint !== undefined
+    );
+  }
+
   get embedded(): boolean {
     return this.databaseUrl === undefined;
   }

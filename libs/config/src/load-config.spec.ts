@@ -119,6 +119,35 @@ describe('loadConfig', () => {
   });
 });
 
+describe('tracing', () => {
+  it('is off unless an OTLP endpoint or a traces exporter is named; OTEL_SDK_DISABLED wins', () => {
+    expect(loadConfig({}).tracing).toBe(false);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toBe(true);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }).tracing,
+    ).toBe(true);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toBe(true);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'none' }).tracing).toBe(false);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' })
+        .tracing,
+    ).toBe(false);
+    expect(loadConfig({}).otelServiceName).toBe('platform-mcp');
+  });
+
+  it('TRACE_URL_TEMPLATE must be an http(s) URL with a {traceId} placeholder', () => {
+    expect(() => loadConfig({ TRACE_URL_TEMPLATE: 'http://jaeger:16686/trace/' })).toThrow(
+      /TRACE_URL_TEMPLATE/,
+    );
+    expect(
+      loadConfig({ TRACE_URL_TEMPLATE: 'http://jaeger:16686/trace/{traceId}' }).traceUrlTemplate,
+    ).toBe('http://jaeger:16686/trace/{traceId}');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+  });
+});
+
 describe('NODE_ENV and the database bounds', () => {
   it('refuses the MCP conformance fixtures in production, saying why', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', MCP_CONFORMANCE_FIXTURES: 'true' })).toThrow(

@@ -52,6 +52,12 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['OIDC_ISSUER', 'oidcIssuer', 'string'],
   ['OIDC_CLIENT_ID', 'oidcClientId', 'string'],
   ['OIDC_CLIENT_SECRET', 'oidcClientSecret', 'string'],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'otlpEndpoint', 'string'],
+  ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'otlpTracesEndpoint', 'string'],
+  ['OTEL_TRACES_EXPORTER', 'otelTracesExporter', 'string'],
+  ['OTEL_SDK_DISABLED', 'otelSdkDisabled', 'bool'],
+  ['OTEL_SERVICE_NAME', 'otelServiceName', 'string'],
+  ['TRACE_URL_TEMPLATE', 'traceUrlTemplate', 'string'],
 ];
 
 /**

@@ -215,6 +215,7 @@ function toToolCallDto(r: StoredToolCall): Plain<ToolCallDto> {
     duration_ms: r.duration_ms,
     confirmation_id: r.confirmation_id,
     request_id: r.request_id,
+    trace_id: r.trace_id,
     arguments_digest: r.arguments_digest,
     created_at: r.created_at.toISOString(),
   };

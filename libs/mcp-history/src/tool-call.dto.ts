@@ -83,6 +83,12 @@ export class ToolCallDto {
   @Out.string() request_id: string;
   @Out.string({
     nullable: true,
+    description:
+      'The trace the call ran in (W3C trace id, 32 hex digits); `null` when the server was not tracing.',
+  })
+  trace_id: string | null;
+  @Out.string({
+    nullable: true,
     description: 'sha-256 hex of the canonical JSON arguments (never the arguments).',
   })
   arguments_digest: string | null;

@@ -29,6 +29,7 @@ function row(over: Partial<ToolCallRow> = {}): ToolCallRow {
     durationMs: 1.5,
     confirmationId: null,
     requestId: 'req-1',
+    traceId: null,
     args: { q: 'x' },
     ...over,
   };

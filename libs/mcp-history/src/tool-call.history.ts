@@ -5,6 +5,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { argumentsDigest, normalizeClientString } from '@app/common';
 import { isDatabaseUnavailable, withDatabaseDeadline } from '@app/database';
 import { MetricsService } from '@app/metrics';
+import { outsideTraces } from '@app/tracing';
 import type { EraLabel } from '@app/mcp-transport';
 
 export interface ToolCallRow {
@@ -25,6 +26,8 @@ export interface ToolCallRow {
   durationMs: number;
   confirmationId: string | null;
   requestId: string;
+  /** The trace the call ran in (32 hex digits), or null when nothing was traced. */
+  traceId: string | null;
   /** Digested here; never stored or logged as they are. */
   args: Record<string, unknown> | undefined;
 }
@@ -51,6 +54,7 @@ type StoredRow = [
   requestId: string,
   argumentsDigest: string | null,
   receivedAt: string,
+  traceId: string | null,
 ];
 
 /**
@@ -59,9 +63,11 @@ type StoredRow = [
  * call was received, not the time of the insert.
  */
 const INSERT_ROWS = `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era,
-    protocol_version, status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
+    protocol_version, status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at,
+    trace_id)
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::text[], $10::boolean[], $11::float8[], $12::uuid[], $13::text[], $14::text[], $15::timestamptz[])`;
+    $8::text[], $9::text[], $10::boolean[], $11::float8[], $12::uuid[], $13::text[], $14::text[], $15::timestamptz[],
+    $16::text[])`;
 
 /** At most this many rows wait in memory for the database; past it the oldest are dropped. */
 export const HISTORY_RETAINED_MAX = 10_000;
@@ -151,9 +157,10 @@ export class ToolCallHistory implements BeforeApplicationShutdown {
     }
     const batch = this.buffer;
     this.buffer = [];
-    // A background write with a deadline of its own, not the request's that queued the rows.
+    // A background write with a deadline of its own, not the request's that queued the rows, and
+    // in no request's trace.
     this.flushing = this.flushing.then(() =>
-      withDatabaseDeadline(WRITE_BUDGET_MS, () => this.write(batch)),
+      outsideTraces(() => withDatabaseDeadline(WRITE_BUDGET_MS, () => this.write(batch))),
     );
     return this.flushing;
   }
@@ -246,7 +253,7 @@ export class ToolCallHistory implements BeforeApplicationShutdown {
     if (this.retryTimer !== undefined || this.shuttingDown || this.retained.length === 0) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.flushing = this.flushing.then(() => this.writeRetained());
+      this.flushing = this.flushing.then(() => outsideTraces(() => this.writeRetained()));
     }, this.retryDelayMs);
     this.retryTimer.unref();
   }
@@ -301,6 +308,7 @@ function toStoredRow(row: ToolCallRow): StoredRow {
     normalizeClientString(row.requestId),
     row.args === undefined ? null : safeDigest(row.args),
     row.receivedAt,
+    row.traceId,
   ];
 }
 

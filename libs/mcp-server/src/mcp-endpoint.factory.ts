@@ -18,7 +18,9 @@ import {
 } from '@app/mcp-tools';
 import { MCP_SERVER_INSTRUCTIONS } from './mcp-server.instructions.js';
 import { McpRequestMetrics } from './mcp-request.metrics.js';
-import { readServerVersion } from './server-version.js';
+import { McpTracing } from './mcp-tracing.js';
+import { tracingActive } from '@app/tracing';
+import { readServerVersion } from '@app/common';
 
 export const MCP_SERVER_NAME = 'platform-mcp';
 export const MCP_SERVER_TITLE = 'Platform';
@@ -54,11 +56,14 @@ export interface McpEndpointDependencies {
   version: string;
   /** 2025-era session ids carrying `clientInfo` (absent: none are issued). */
   sessionIds?: McpSessionIds;
+  /** One span per message (absent: tracing is off). */
+  tracing?: McpTracing;
 }
 
 /** The one MCP endpoint: server identity, capabilities, and the `method → handler` map. */
 export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointService<McpCallExtra> {
-  const { catalog, executor, resources, prompts, completions, requestMetrics, logger } = deps;
+  const { catalog, executor, resources, prompts, completions, requestMetrics, logger, tracing } =
+    deps;
   return new McpEndpointService<McpCallExtra>({
     serverInfo: { name: MCP_SERVER_NAME, version: deps.version, title: MCP_SERVER_TITLE },
     instructions: MCP_SERVER_INSTRUCTIONS,
@@ -95,6 +100,7 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
       );
     },
     observe: (event) => requestMetrics.observe(event),
+    traceMessage: tracing === undefined ? undefined : (message) => tracing.start(message),
     // Answers to server→client requests, and the 2025 log level, belong to the token that asked.
     ownerOf: (extra) => extra.principal.tokenId,
     paramHeadersOf: (name) => catalog.paramHeaders(name),
@@ -132,5 +138,10 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
       version: readServerVersion(),
       // The same secrets as confirmations (every replica shares them), under a key of its own.
       sessionIds: new McpSessionIdCodec(serverSecretKeys(config)),
+      tracing: tracingActive()
+        ? new McpTracing(
+            (name) => catalog.get(name) !== undefined || catalog.extension(name) !== undefined,
+          )
+        : undefined,
     }),
 };

@@ -9,7 +9,11 @@ import {
 import { ConfirmationService } from '@app/mcp-confirmations';
 import type { EntityManager } from 'typeorm';
 import { ToolCallHistory, type ToolCallRow } from '@app/mcp-history';
+import { currentTraceId, inSpanAsync } from '@app/tracing';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
+
+/** The history write of a `tools/call` (buffered for a read: the span then ends at the hand-over). */
+const SPAN_HISTORY_WRITE = 'mcp.history.write';
 
 /** One finished `tools/call`, as the log line, the history and the metrics see it. */
 export interface ToolCallOutcome {
@@ -50,7 +54,7 @@ export class ToolCallObserver {
    * the call): the call's row, its change and its audit event commit together or not at all.
    */
   async recordWithWrite(o: ToolCallOutcome, tx: EntityManager): Promise<void> {
-    await this.history.recordIn(tx, this.rowOf(o));
+    await inSpanAsync(SPAN_HISTORY_WRITE, () => this.history.recordIn(tx, this.rowOf(o)));
     if (o.consumedConfirmation && o.confirmationId !== null)
       await this.confirmations.attachToolCall(o.confirmationId, o.id, tx);
   }
@@ -82,15 +86,17 @@ export class ToolCallObserver {
     if (options.historyWritten) return;
     const confirmationId = o.consumedConfirmation ? o.confirmationId : null;
     try {
-      await this.history.record(this.rowOf(o), {
-        durable: !o.readOnly,
-        // The confirmation points at the call it authorized (GET /v1/mcp/confirmations/{id}),
-        // written with the call's row: both or neither.
-        alongside:
-          confirmationId === null
-            ? undefined
-            : (tx) => this.confirmations.attachToolCall(confirmationId, o.id, tx),
-      });
+      await inSpanAsync(SPAN_HISTORY_WRITE, () =>
+        this.history.record(this.rowOf(o), {
+          durable: !o.readOnly,
+          // The confirmation points at the call it authorized (GET /v1/mcp/confirmations/{id}),
+          // written with the call's row: both or neither.
+          alongside:
+            confirmationId === null
+              ? undefined
+              : (tx) => this.confirmations.attachToolCall(confirmationId, o.id, tx),
+        }),
+      );
     } catch (err) {
       // The call's own answer stands: replacing it with an internal error would hide what
       // happened (a write that was made, or a refusal such as confirmation_unavailable when the
@@ -119,6 +125,9 @@ export class ToolCallObserver {
       durationMs: o.durationMs,
       confirmationId: o.confirmationId,
       requestId: o.extra.requestId,
+      // The call's span is the active one here, the write tool's row too (it is written inside
+      // the dispatch): the row leads to the call's trace.
+      traceId: currentTraceId(),
       args: o.args,
     };
   }

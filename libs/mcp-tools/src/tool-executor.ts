@@ -14,6 +14,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
+import { inSpan, inSpanAsync } from '@app/tracing';
 import { envelopeOf } from './mcp-refusals.js';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
@@ -49,6 +50,11 @@ interface Stamp {
   started: number;
   receivedAt: string;
 }
+
+/** The children of a `tools/call` span (the route in a dispatch span's name is its template). */
+const SPAN_AUTHORIZE = 'mcp.authorize';
+const SPAN_CONFIRMATION = 'mcp.confirmation';
+const SPAN_DISPATCH = 'mcp.dispatch';
 
 const NOTHING_YET: Progress = {
   args: undefined,
@@ -143,7 +149,9 @@ export class ToolExecutor implements OnApplicationBootstrap {
     try {
       const args = readArguments(tool, params.arguments);
       progress = { ...progress, args };
-      const refusal = this.policy.evaluate(extra.principal, tool.access);
+      const refusal = inSpan(SPAN_AUTHORIZE, () =>
+        this.policy.evaluate(extra.principal, tool.access),
+      );
       if (refusal !== null) return refusedWith(refusal.toEnvelope(), progress);
 
       const caller: CallerContext = {
@@ -155,7 +163,9 @@ export class ToolExecutor implements OnApplicationBootstrap {
       };
       const spec = tool.def.confirmation;
       if (spec !== undefined) {
-        const decision = await this.gate.check(tool, spec, args, params, ctx, caller);
+        const decision = await inSpanAsync(SPAN_CONFIRMATION, () =>
+          this.gate.check(tool, spec, args, params, ctx, caller),
+        );
         progress = { ...progress, confirmationId: decision.confirmationId };
         switch (decision.kind) {
           case 'input_required':
@@ -263,12 +273,14 @@ export class ToolExecutor implements OnApplicationBootstrap {
       rest[k] = v;
     }
     const method = endpoint.method;
-    const response = await this.dispatcher.dispatch(caller, endpoint, {
-      params,
-      // The access checks ran in `run` for this caller and this requirement, the route's own.
-      verified: tool.access,
-      ...(method === 'GET' || method === 'DELETE' ? { query: rest } : { body: rest }),
-    });
+    const response = await inSpanAsync(`${SPAN_DISPATCH} ${method} ${endpoint.path}`, () =>
+      this.dispatcher.dispatch(caller, endpoint, {
+        params,
+        // The access checks ran in `run` for this caller and this requirement, the route's own.
+        verified: tool.access,
+        ...(method === 'GET' || method === 'DELETE' ? { query: rest } : { body: rest }),
+      }),
+    );
     if (response.status >= 500 && response.status !== 502 && response.status !== 503) {
       this.logger.error(
         { requestId: caller.requestId, status: response.status, tool: tool.def.name },

@@ -1,11 +1,12 @@
 import { isJsonObject, unreachable } from '@app/common';
 import { trimOws } from './http-headers.util.js';
-import { parseJsonRpcMessage } from './json-rpc.codec.js';
+import { parseJsonRpcMessage, type JsonRpcMessage } from './json-rpc.codec.js';
 import type {
   Era,
   McpEndpointOptions,
   McpHttpRequest,
   McpHttpResponse,
+  McpMessageStart,
   McpObservation,
   McpServerCapabilities,
 } from './mcp-endpoint.types.js';
@@ -122,6 +123,7 @@ export class McpEndpointService<TExtra> {
   private readonly legacy: LegacyEra<TExtra>;
   private readonly modern: ModernEra<TExtra>;
   private readonly observe: McpEndpointOptions<TExtra>['observe'];
+  private readonly traceMessage: McpEndpointOptions<TExtra>['traceMessage'];
   private readonly ownerOf: (extra: TExtra) => string;
 
   constructor(options: McpEndpointOptions<TExtra>) {
@@ -140,6 +142,7 @@ export class McpEndpointService<TExtra> {
     assertServable('modern', modernCaps, handlers);
 
     this.observe = options.observe;
+    this.traceMessage = options.traceMessage;
     this.ownerOf = options.ownerOf ?? (() => '');
     const pending = new PendingClientRequests(
       options.clientRequestTimeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
@@ -232,20 +235,25 @@ export class McpEndpointService<TExtra> {
           resolve({ status: 200, headers: { ...SSE_HEADERS }, stream });
         },
       };
-      this.process(request, extra, exchange)
+      const message = parseJsonRpcMessage(request.body);
+      const scope = this.traceMessage?.(messageStart(message, request.headers));
+      const serve = (): Promise<Handled> => this.process(message, request, extra, exchange);
+      (scope === undefined ? serve() : scope.run(serve))
         .then((handled) => {
           // A streamed answer ends with the final message on its stream (whatever its HTTP status
           // would have been: 200 is already sent).
           if (handled.channel?.streaming === true)
             handled.channel.finish(handled.response.body ?? '');
-          this.observe?.({
+          const observation: McpObservation = {
             era: handled.era,
             protocolVersion: handled.protocolVersion,
             method: handled.method,
             outcome: handled.outcome,
             toolError: handled.toolError === true,
             durationMs: performance.now() - started,
-          } satisfies McpObservation);
+          };
+          scope?.end(observation);
+          this.observe?.(observation);
           if (!answered) {
             answered = true;
             resolve(handled.response);
@@ -258,12 +266,12 @@ export class McpEndpointService<TExtra> {
   }
 
   private async process(
+    message: JsonRpcMessage,
     request: McpHttpRequest,
     extra: TExtra,
     exchange: Exchange,
   ): Promise<Handled> {
     const { headers } = request;
-    const message = parseJsonRpcMessage(request.body);
     switch (message.kind) {
       case 'invalid': {
         const era = eraFromHeaders(headers);
@@ -300,6 +308,33 @@ export class McpEndpointService<TExtra> {
       default:
         return unreachable(message);
     }
+  }
+}
+
+function messageStart(
+  message: JsonRpcMessage,
+  headers: McpHttpRequest['headers'],
+): McpMessageStart {
+  switch (message.kind) {
+    case 'request':
+      return {
+        method: methodLabel(message.method),
+        id: message.id,
+        params: message.params,
+        headers,
+      };
+    case 'notification':
+      return {
+        method: methodLabel(message.method),
+        id: undefined,
+        params: message.params,
+        headers,
+      };
+    case 'response':
+    case 'invalid':
+      return { method: UNKNOWN, id: undefined, params: undefined, headers };
+    default:
+      return unreachable(message);
   }
 }
 

@@ -141,6 +141,27 @@ export interface McpObservation {
   durationMs: number;
 }
 
+/** One message about to be served, as a tracer reads it (nothing of it has run yet). */
+export interface McpMessageStart {
+  /** A method some MCP revision defines, or `unknown` (also for a response or a broken message). */
+  method: string;
+  /** A request's JSON-RPC id (client input); undefined for anything else. */
+  id: string | number | undefined;
+  /** The request's or notification's params (client input): `_meta` carries trace context. */
+  params: Record<string, unknown> | undefined;
+  headers: McpHttpRequest['headers'];
+}
+
+/**
+ * What runs around one message ({@link McpEndpointOptions.traceMessage}): `run` serves it (e.g.
+ * inside a span, so that everything the handler does is a child of it), `end` is called once
+ * with its observation. Neither may throw.
+ */
+export interface McpMessageScope {
+  run<T>(serve: () => Promise<T>): Promise<T>;
+  end(observation: McpObservation): void;
+}
+
 export interface McpEndpointOptions<TExtra> {
   serverInfo: McpServerInfo;
   instructions?: string;
@@ -151,6 +172,8 @@ export interface McpEndpointOptions<TExtra> {
   onInternalError: (error: unknown, ctx: McpRequestContext, extra: TExtra) => void;
   /** Called exactly once per `handle()` call. Must not throw. */
   observe?: (event: McpObservation) => void;
+  /** Called once per `handle()` call, before the message is served (absent: nothing around it). */
+  traceMessage?: (message: McpMessageStart) => McpMessageScope;
   /**
    * 2025 era: mint an `Mcp-Session-Id` carrying `clientInfo` at `initialize`, read it back on later
    * requests (unknown ids answer 404). Absent: no session ids at all.

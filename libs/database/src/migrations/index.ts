@@ -16,6 +16,7 @@ import { AuditAdminCommand1764810000000 } from './1764810000000-audit-admin-comm
 import { SignInAuditAndPersonalMail1764900000000 } from './1764900000000-sign-in-audit-and-personal-mail.js';
 import { Dpop1764930000000 } from './1764930000000-dpop.js';
 import { OauthTokensAudience1765000000000 } from './1765000000000-oauth-tokens-audience.js';
+import { TraceIds1765200000000 } from './1765200000000-trace-ids.js';
 import { PartitionHistory1765300000000 } from './1765300000000-partition-history.js';
 
 /**
@@ -41,5 +42,6 @@ export const MIGRATIONS = [
   SignInAuditAndPersonalMail1764900000000,
   Dpop1764930000000,
   OauthTokensAudience1765000000000,
+  TraceIds1765200000000,
   PartitionHistory1765300000000,
 ];

@@ -1,0 +1,14 @@
+export {
+  currentTraceId,
+  errorType,
+  inSpan,
+  inSpanAsync,
+  nameHttpSpansByRoute,
+  outsideTraces,
+  serverTracer,
+  traceLogFields,
+  tracingActive,
+  TRACER_NAME,
+} from './spans.js';
+export { startTracing } from './start-tracing.js';
+export type { RunningTracing, TracingSettings } from './tracing-settings.js';

@@ -1,0 +1,145 @@
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { FastifyInstance } from 'fastify';
+
+/** The instrumentation scope of every span this server makes itself. */
+export const TRACER_NAME = 'platform-mcp';
+
+let tracer: Tracer | undefined;
+let routeRecorder: ((route: string) => void) | undefined;
+/** Until the app supplies its URL redaction ({@link nameHttpSpansByRoute}), no target is recorded. */
+let targetRedaction: (target: string) => string = () => '/';
+
+/**
+ * Whether this process traces. Set once, by {@link markTracingStarted} after the SDK started (see
+ * `startTracing`); until then every helper here runs its function and nothing else, so a server
+ * without `OTEL_*` settings pays one boolean test per call site.
+ */
+export function tracingActive(): boolean {
+  return tracer !== undefined;
+}
+
+/** Called by `startTracing` once the SDK is registered (and by nothing else). */
+export function markTracingStarted(recordRoute: (route: string) => void): void {
+  tracer = trace.getTracer(TRACER_NAME);
+  routeRecorder = recordRoute;
+}
+
+/** A request target as an HTTP span may record it (the app's URL redaction). */
+export function redactTarget(target: string): string {
+  return targetRedaction(target);
+}
+
+/**
+ * When tracing: every HTTP server span is named after the route that took its request
+ * (`GET /v1/users/:id`; the REST requests' spans are the ordinary HTTP ones), at the first hook,
+ * and records its target through `redact` (secrets in a path or query replaced).
+ */
+export function nameHttpSpansByRoute(
+  fastify: FastifyInstance,
+  redact: (target: string) => string,
+): void {
+  const record = routeRecorder;
+  if (record === undefined) return;
+  targetRedaction = redact;
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (route !== undefined && route !== '') record(route);
+    done();
+  });
+}
+
+/** The tracer of this server's own spans; only call when {@link tracingActive}. */
+export function serverTracer(): Tracer {
+  if (tracer === undefined) throw new Error('Tracing has not started');
+  return tracer;
+}
+
+/**
+ * Runs `fn` in a child span named `name` of the active span (an INTERNAL span: a step of the
+ * request, e.g. the authorization checks). Attributes must be bounded values from our own
+ * vocabulary: never input, secrets or personal data. A thrown error marks the span as failed (its
+ * type only, never its message) and is passed on. {@link inSpanAsync} for a promise.
+ */
+export function inSpan<T>(name: string, fn: () => T, attributes?: Attributes): T {
+  if (tracer === undefined) return fn();
+  return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, (span) => {
+    try {
+      const result = fn();
+      span.end();
+      return result;
+    } catch (error) {
+      endFailed(span, error);
+      throw error;
+    }
+  });
+}
+
+/** {@link inSpan} for asynchronous work: the span ends when the promise settles. */
+export function inSpanAsync<T>(
+  name: string,
+  fn: () => Promise<T>,
+  attributes?: Attributes,
+): Promise<T> {
+  if (tracer === undefined) return fn();
+  return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+    try {
+      const result = await fn();
+      span.end();
+      return result;
+    } catch (error) {
+      endFailed(span, error);
+      throw error;
+    }
+  });
+}
+
+/**
+ * Runs `fn` outside every trace: background work a request merely set off (a batch of history
+ * rows written for many calls) is no part of that request's trace.
+ */
+export function outsideTraces<T>(fn: () => T): T {
+  return tracer === undefined ? fn() : context.with(ROOT_CONTEXT, fn);
+}
+
+function endFailed(span: Span, error: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.setAttribute('error.type', errorType(error));
+  span.end();
+}
+
+/** An error's class name (`error.type`): its message may carry request data, so it never goes on a span. */
+export function errorType(error: unknown): string {
+  return error instanceof Error ? error.constructor.name : 'unknown';
+}
+
+/**
+ * The trace id of the active span (32 hex digits), or null when nothing is traced: the id the
+ * log line, the call-history row and the audit events of a request carry, so each leads to its trace.
+ */
+export function currentTraceId(): string | null {
+  if (tracer === undefined) return null;
+  const spanContext = trace.getSpanContext(context.active());
+  return spanContext !== undefined && trace.isSpanContextValid(spanContext)
+    ? spanContext.traceId
+    : null;
+}
+
+/** The trace fields of a log line (pino `mixin`): the active span's ids, or none. */
+export function traceLogFields(): { trace_id?: string; span_id?: string; trace_flags?: string } {
+  const spanContext = trace.getSpanContext(context.active());
+  if (spanContext === undefined || !trace.isSpanContextValid(spanContext)) return {};
+  return {
+    trace_id: spanContext.traceId,
+    span_id: spanContext.spanId,
+    trace_flags: `0${spanContext.traceFlags.toString(16)}`,
+  };
+}
