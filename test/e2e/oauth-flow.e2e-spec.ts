@@ -387,6 +387,17 @@ describe('refusals of the authorization server', () => {
     return code;
   }
 
+  /** The token request for a fresh code (the person consents), as the registered client sends it. */
+  async function codeExchange(): Promise<Record<string, string>> {
+    return {
+      grant_type: 'authorization_code',
+      code: await codeFor(),
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    };
+  }
+
   beforeAll(async () => {
     browser = new BrowserAgent(t.url);
     clientId = await registerClient();
@@ -468,12 +479,8 @@ describe('refusals of the authorization server', () => {
   });
 
   it('a wrong code verifier → invalid_grant', async () => {
-    const code = await codeFor();
     const refused = await tokenRequest({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
+      ...(await codeExchange()),
       code_verifier: 'x'.repeat(43),
     });
     expect(refused.status).toBe(400);
@@ -481,14 +488,7 @@ describe('refusals of the authorization server', () => {
   });
 
   it('code reuse → invalid_grant, and the tokens issued from it stop working', async () => {
-    const code = await codeFor();
-    const params = {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    };
+    const params = await codeExchange();
     const first = await tokenRequest(params);
     expect(first.status).toBe(200);
     expect(await mcpStatus(first.body.access_token)).toBe(200);
@@ -504,14 +504,7 @@ describe('refusals of the authorization server', () => {
   });
 
   it('refresh token reuse → invalid_grant, and the whole grant is revoked', async () => {
-    const code = await codeFor();
-    const issued = await tokenRequest({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    });
+    const issued = await tokenRequest(await codeExchange());
     const params = {
       grant_type: 'refresh_token',
       refresh_token: issued.body.refresh_token,
@@ -527,14 +520,7 @@ describe('refusals of the authorization server', () => {
   });
 
   it('a refused refresh (wrong resource, a scope it does not hold) leaves the refresh token usable; the grant lives on', async () => {
-    const code = await codeFor();
-    const issued = await tokenRequest({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    });
+    const issued = await tokenRequest(await codeExchange());
     const params = {
       grant_type: 'refresh_token',
       refresh_token: issued.body.refresh_token,
@@ -556,14 +542,7 @@ describe('refusals of the authorization server', () => {
   });
 
   it('a refused code exchange (wrong resource) leaves the code usable once', async () => {
-    const code = await codeFor();
-    const params = {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    };
+    const params = await codeExchange();
     const refused = await tokenRequest({ ...params, resource: 'https://elsewhere.example/mcp' });
     expect(refused.body.error).toBe('invalid_target');
     const issued = await tokenRequest(params);
@@ -573,14 +552,7 @@ describe('refusals of the authorization server', () => {
   });
 
   it('two refreshes racing with one refresh token: exactly one succeeds', async () => {
-    const code = await codeFor();
-    const issued = await tokenRequest({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    });
+    const issued = await tokenRequest(await codeExchange());
     const params = {
       grant_type: 'refresh_token',
       refresh_token: issued.body.refresh_token,
@@ -594,18 +566,10 @@ describe('refusals of the authorization server', () => {
 
   it('DPoP: a token issued with a proof is bound to that key; /mcp takes it only with a proof by that key, never as Bearer; refresh keeps the binding', async () => {
     const key = await generateKeyPair('ES256');
-    const code = await codeFor();
     const tokenUrl = `${t.url}/oauth/token`;
-    const issued = await tokenRequest(
-      {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        client_id: clientId,
-        code_verifier: VERIFIER,
-      },
-      { dpop: await dpopProof(key, 'POST', tokenUrl) },
-    );
+    const issued = await tokenRequest(await codeExchange(), {
+      dpop: await dpopProof(key, 'POST', tokenUrl),
+    });
     expect(issued.status).toBe(200);
     expect(issued.body.token_type).toBe('DPoP');
     const token: string = issued.body.access_token;
@@ -640,14 +604,7 @@ describe('refusals of the authorization server', () => {
   });
 
   it('RFC 7009 revocation of the access token ends the whole grant: the refresh token dies too', async () => {
-    const code = await codeFor();
-    const issued = await tokenRequest({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    });
+    const issued = await tokenRequest(await codeExchange());
     expect(issued.body.refresh_token).toEqual(expect.any(String));
     expect(await mcpStatus(issued.body.access_token)).toBe(200);
     const revoked = await fetch(`${t.url}/oauth/revoke`, {
@@ -670,14 +627,7 @@ describe('refusals of the authorization server', () => {
   });
 
   it('an OAuth token is refused by the REST API (its audience is the MCP URL)', async () => {
-    const code = await codeFor();
-    const issued = await tokenRequest({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    });
+    const issued = await tokenRequest(await codeExchange());
     const rest = await t.request('/v1/me', { token: issued.body.access_token });
     expect(rest.status).toBe(401);
     const body: Json = await rest.json();
