@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashTokenSecret } from '@app/identity';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
+import { coverHistory } from '../support/history-partitions.js';
 
 /** The built `admin` command (npm run admin), run as a process against a fresh database. */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -206,6 +207,49 @@ describe('npm run admin (the built command, a fresh database)', () => {
     }
     expect(events[3].changes.role).toEqual({ before: null, after: 'viewer' });
     expect(events[4].changes.scopes).toEqual({ before: null, after: ['audit:read'] });
+  }, 60_000);
+
+  it('audit:export streams the organisation’s events oldest first, one JSON object a line', async () => {
+    // Events older than the minute the export holds back: the org:create events, moved back an hour
+    // (the table refuses updates, so they are copied at the earlier time under new ids).
+    await coverHistory(
+      db.url,
+      new Date(Date.now() - 2 * 3_600_000).toISOString(),
+      new Date().toISOString(),
+    );
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query(
+        `INSERT INTO audit_events (organization_id, occurred_at, actor_type, channel, action, resource_type,
+                                   resource_id, changes, actor_name, resource_label)
+         SELECT organization_id, occurred_at - interval '1 hour', actor_type, channel, action, resource_type,
+                resource_id, changes, actor_name, resource_label
+           FROM audit_events WHERE organization_id = (SELECT id FROM organizations WHERE slug = 'initech-ltd')`,
+      );
+    } finally {
+      await c.end();
+    }
+    const since = new Date(Date.now() - 3 * 3_600_000).toISOString();
+    const { code, out } = await admin('audit:export', '--org', 'initech-ltd', '--since', since);
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines.pop()).toBe('');
+    const events = lines.map((l): Record<string, unknown> => JSON.parse(l));
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(events.map((e) => e.action).slice(0, 3)).toEqual([
+      'organization.created',
+      'member.added',
+      'token.created',
+    ]);
+    // The API's fields, in its order.
+    expect(Object.keys(events[0]).slice(0, 3)).toEqual(['id', 'occurred_at', 'actor_type']);
+    const times = events.map((e) => String(e.occurred_at));
+    expect(times).toEqual([...times].sort());
+    expect(
+      await admin('audit:export', '--org', 'initech-ltd', '--since', 'yesterday'),
+    ).toMatchObject({ code: 2 });
+    expect(await admin('audit:export', '--org', 'no-such-org')).toMatchObject({ code: 4 });
   }, 60_000);
 
   it("the README's invocation (npm run …) prints the JSON alone on stdout, so `| jq` works", async () => {

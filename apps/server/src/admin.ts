@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Module, type DynamicModule } from '@nestjs/common';
@@ -26,6 +27,9 @@ const USAGE = `usage: npm run -s admin -- <command> [options]
   user:add    --org <slug> --email <email> [--name <name>] [--role owner|admin|member|viewer]
   token:create --org <slug> --email <member email> --name <token name>
               [--scopes <a,b,…>] [--expires-days <n>]
+  audit:export --org <slug> [--since <RFC 3339>] [--until <RFC 3339>]
+              the organisation's audit events, oldest first, one JSON object a line (NDJSON,
+              the fields of GET /v1/audit-events/export); until defaults to a minute ago
   mail:show   --email <email>   the newest mail to this address in this machine's local mail
               drop (DATA_DIR/mail: sign-in links when no SMTP_URL is set, outside production)`;
 
@@ -69,6 +73,8 @@ const OPTIONS = {
   role: { type: 'string' },
   scopes: { type: 'string' },
   'expires-days': { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -109,6 +115,27 @@ function slug(value: string): string {
   return value;
 }
 
+/** An RFC 3339 instant (the API's `since` / `until`), or absent. */
+function instant(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/.test(value) ||
+    Number.isNaN(Date.parse(value))
+  )
+    throw new UsageError(`--${flag} must be an RFC 3339 date-time, e.g. 2026-01-31T09:00:00Z`);
+  return value;
+}
+
+/** Writes each line to stdout, waiting whenever stdout's buffer is full (a slow pipe, a file). */
+async function streamLines(lines: AsyncGenerator<string>): Promise<void> {
+  for await (const line of lines) {
+    if (!process.stdout.write(line)) await once(process.stdout, 'drain');
+  }
+}
+
+/** A command's answer: printed as JSON, or already streamed to stdout (`audit:export`). */
+const STREAMED = Symbol('streamed');
+
 type Values = ReturnType<typeof parse>['values'];
 
 function parse(argv: string[]) {
@@ -140,6 +167,15 @@ async function runCommand(
   switch (command) {
     case 'mail:show':
       return showMail(config, v);
+    case 'audit:export': {
+      const input = {
+        organizationSlug: required(v.org, 'org'),
+        since: instant(v.since, 'since'),
+        until: instant(v.until, 'until'),
+      };
+      await streamLines(await (await setup()).auditExport(input));
+      return STREAMED;
+    }
     case 'org:create': {
       const name = required(v.name, 'name');
       const ownerEmail = email(v['owner-email'], 'owner-email');
@@ -246,7 +282,7 @@ async function main(argv: string[]): Promise<number> {
       });
       return app.get(OrganizationSetup);
     });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (result !== STREAMED) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -255,6 +255,19 @@ export class OrganizationSetup {
     );
   }
 
+  /**
+   * `audit:export`: the organisation's events of `[since, until)`, oldest first, one JSON line
+   * each, exactly as `GET /v1/audit-events/export` pages them.
+   */
+  async auditExport(input: {
+    organizationSlug: string;
+    since?: string;
+    until?: string;
+  }): Promise<AsyncGenerator<string>> {
+    const org = await this.organization(input.organizationSlug);
+    return this.audit.exportLines(org.id, { since: input.since, until: input.until });
+  }
+
   private async organization(slug: string): Promise<{ id: string; slug: string }> {
     const org = await this.identity.findOrganizationBySlug(slug);
     if (org === null) throw new DomainError('NOT_FOUND', `No organisation with slug "${slug}"`);

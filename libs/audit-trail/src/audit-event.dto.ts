@@ -60,6 +60,9 @@ export class ListAuditEventsQueryDto extends TimeRangeQueryDto {
   q?: string;
 }
 
+/** `GET /v1/audit-events/export`: a time range (`since`, `until`) and `limit` / `cursor`. */
+export class ExportAuditEventsQueryDto extends TimeRangeQueryDto {}
+
 export class AuditEventDto {
   @Out.uuid() id: string;
   @Out.dateTime() occurred_at: string;
@@ -126,5 +129,16 @@ export class AuditEventDto {
 export class AuditEventPageDto {
   @Out.nested(() => AuditEventDto, { isArray: true }) data: AuditEventDto[];
   @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
+  next_cursor: string | null;
+}
+
+export class AuditEventExportPageDto {
+  @Out.nested(() => AuditEventDto, { isArray: true, description: 'Oldest first.' })
+  data: AuditEventDto[];
+  @Out.string({
+    nullable: true,
+    description:
+      'Where this page ended: pass it back for what came after, now or later (it is kept when a page is empty); `null` only before any event was seen.',
+  })
   next_cursor: string | null;
 }

@@ -138,6 +138,38 @@ export class AuditEventsRepository {
     return await this.ds.query<AuditEventRow[]>(text, params);
   }
 
+  /**
+   * The export's order: oldest first after a position, before `until` (the index on
+   * `(organization_id, occurred_at DESC, id DESC)` read backwards), so a reader pulling again and
+   * again only ever moves forward.
+   */
+  feed(f: {
+    organizationId: string;
+    since?: string;
+    until: string;
+    after?: readonly string[];
+    take: number;
+  }): Promise<AuditEventRow[]> {
+    const params: unknown[] = [f.organizationId, f.until];
+    const where = ['organization_id = $1::uuid', 'occurred_at < $2::timestamptz'];
+    if (f.since !== undefined) {
+      params.push(f.since);
+      where.push(`occurred_at >= $${params.length}::timestamptz`);
+    }
+    if (f.after !== undefined) {
+      params.push(f.after[0], f.after[1]);
+      where.push(
+        `(occurred_at, id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+      );
+    }
+    params.push(f.take);
+    return this.ds.query<AuditEventRow[]>(
+      `SELECT ${COLUMNS} FROM audit_events WHERE ${where.join(' AND ')}
+        ORDER BY occurred_at, id LIMIT $${params.length}`,
+      params,
+    );
+  }
+
   /** The events a confirmation produced, oldest first (the order the write recorded them in). */
   ofConfirmation(organizationId: string, confirmationId: string): Promise<AuditEventRow[]> {
     return this.ds.query<AuditEventRow[]>(

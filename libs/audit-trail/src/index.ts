@@ -1,5 +1,10 @@
 export { AuditTrailModule } from './audit-trail.module.js';
-export { AuditTrail, type AuditActor, type AuditEntry } from './audit-trail.service.js';
+export {
+  AuditTrail,
+  EXPORT_SETTLE_MS,
+  type AuditActor,
+  type AuditEntry,
+} from './audit-trail.service.js';
 export {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
@@ -17,5 +22,11 @@ export {
   hasChanges,
   type AuditChanges,
 } from './audit-changes.js';
-export { AuditEventDto, AuditEventPageDto, ListAuditEventsQueryDto } from './audit-event.dto.js';
+export {
+  AuditEventDto,
+  AuditEventExportPageDto,
+  AuditEventPageDto,
+  ExportAuditEventsQueryDto,
+  ListAuditEventsQueryDto,
+} from './audit-event.dto.js';
 export { AUDIT_TRAIL_ENDPOINTS } from './audit-trail.endpoints.js';
