@@ -929,7 +929,7 @@ export async function runBench({
 /**
  * How `npm run start:prod` starts the server in `root` (its package.json): the environment it
  * sets (MALLOC_ARENA_MAX) and node's flags (the V8 heap cap), so the server is measured as users
- * run it (the Dockerfile sets the same; test/ops/deploy.spec.ts checks they agree).
+ * run it (the Dockerfile sets the same; test/ops/compose-and-image.spec.ts checks they agree).
  */
 export function startProdCommand(root) {
   const script = readJson(join(root, 'package.json')).scripts?.['start:prod'] ?? '';

@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 
 /**
  * Kubernetes manifests checked offline against the Kubernetes API, and kustomizations rendered by
- * the real `kubectl kustomize`, for test/ops/deploy.spec.ts.
+ * the real `kubectl kustomize`, for test/ops/kubernetes.spec.ts.
  *
  * Two checks per object, both from `kubernetes-models` (generated from the Kubernetes OpenAPI
  * document):
