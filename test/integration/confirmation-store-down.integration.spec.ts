@@ -81,6 +81,27 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     );
   }
 
+  /**
+   * Accepting a confirmation asked before the store failed, on `url`: isError
+   * confirmation_unavailable, the confirmation stays pending, the portal user is not deleted.
+   */
+  async function expectAcceptUnavailable(
+    url: string,
+    target: { id: string },
+    earlier: ReturnType<typeof askedOf>,
+  ): Promise<void> {
+    const res = await modernToolCall(
+      url,
+      t.tokens.owner,
+      'delete_portal_user',
+      { id: target.id },
+      { requestState: earlier.requestState, inputResponses: answer(earlier.key, 'accept') },
+    );
+    expectToolError(res, 'confirmation_unavailable');
+    expect(await ledgerStatus(sql, confirmationIdOf(earlier.requestState))).toBe('pending');
+    expect(await portalUserStatus(t, target.id)).toBe(200);
+  }
+
   describe('the database turns read-only under the server (failover / maintenance)', () => {
     let target: { id: string };
     let earlier: ReturnType<typeof askedOf>;
@@ -127,16 +148,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     });
 
     it('accepting a confirmation asked before the outage → isError confirmation_unavailable; it stays pending', async () => {
-      const res = await modernToolCall(
-        t.url,
-        t.tokens.owner,
-        'delete_portal_user',
-        { id: target.id },
-        { requestState: earlier.requestState, inputResponses: answer(earlier.key, 'accept') },
-      );
-      expectToolError(res, 'confirmation_unavailable');
-      expect(await ledgerStatus(sql, confirmationIdOf(earlier.requestState))).toBe('pending');
-      expect(await portalUserStatus(t, target.id)).toBe(200);
+      await expectAcceptUnavailable(t.url, target, earlier);
     });
 
     it('the process is alive throughout, and after recovery the same call asks normally', async () => {
@@ -220,16 +232,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     });
 
     it('accepting → isError confirmation_unavailable; the confirmation stays pending; nothing deleted', async () => {
-      const res = await modernToolCall(
-        replica.url,
-        t.tokens.owner,
-        'delete_portal_user',
-        { id: target.id },
-        { requestState: earlier.requestState, inputResponses: answer(earlier.key, 'accept') },
-      );
-      expectToolError(res, 'confirmation_unavailable');
-      expect(await ledgerStatus(sql, confirmationIdOf(earlier.requestState))).toBe('pending');
-      expect(await portalUserStatus(t, target.id)).toBe(200);
+      await expectAcceptUnavailable(replica.url, target, earlier);
     });
 
     it('read tools and non-destructive writes keep working; the process is alive', async () => {
