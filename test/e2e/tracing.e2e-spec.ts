@@ -86,6 +86,7 @@ beforeAll(async () => {
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
       OTEL_BSP_SCHEDULE_DELAY: '50',
       OTEL_SERVICE_NAME: 'platform-mcp-e2e',
+      TRACE_URL_TEMPLATE: 'http://traces.example/trace/{traceId}?from=console',
     },
   });
 }, 180_000);
@@ -250,7 +251,7 @@ describe('a REST request', () => {
 });
 
 describe('one trace id everywhere', () => {
-  it('the log line, the history row and the audit event of a write carry the call’s trace id', async () => {
+  it('the log line, the history row (linked to the trace viewer) and the audit event of a write carry the call’s trace id', async () => {
     const traceId = randomHex(16);
     const requestId = `trace-${RUN}-write`;
     const res = await modernToolCall(
@@ -275,6 +276,11 @@ describe('one trace id everywhere', () => {
     const rows: Json[] = history.data;
     const row = rows.find((r) => r.request_id === requestId);
     expect(row?.trace_id).toBe(traceId);
+    // The console's call detail links it to the trace viewer.
+    const detail: Json = await (
+      await fetch(`${s.url}/v1/mcp/tool-calls/${row?.id}`, { headers: auth })
+    ).json();
+    expect(detail.trace_url).toBe(`http://traces.example/trace/${traceId}?from=console`);
 
     const audit: Json = await (
       await fetch(`${s.url}/v1/audit-events?resource_id=${accountId}`, { headers: auth })

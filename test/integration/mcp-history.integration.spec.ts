@@ -306,7 +306,12 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
       expect(got.status).toBe(200);
       expect(matchesSchema('ToolCallDetailDto', got.body)).toEqual([]);
       // The detail is the listed row plus what the call used and wrote.
-      expect(got.body).toEqual({ ...list.body.data[0], confirmation: null, audit_events: [] });
+      expect(got.body).toEqual({
+        ...list.body.data[0],
+        confirmation: null,
+        audit_events: [],
+        trace_url: null,
+      });
       for (const id of [globexCalls[0].id, randomUUID()]) {
         const r = await call(t, 'GET', `/v1/mcp/tool-calls/${id}`);
         expect(r.status).toBe(404);
@@ -462,7 +467,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         tool_call_id: calls[2].id,
       });
       const toolCall = await call(t, 'GET', `/v1/mcp/tool-calls/${calls[2].id}`);
-      const { confirmation: _used, audit_events: _wrote, ...row } = toolCall.body;
+      const { confirmation: _used, audit_events: _wrote, trace_url: _link, ...row } = toolCall.body;
       expect(r.body.tool_call).toEqual(row);
       expect(ids(r.body.audit_events)).toEqual(auditIds);
       expect(r.body.audit_events[0]).toMatchObject({

@@ -28,6 +28,7 @@ export interface ToolCall {
   duration_ms: number;
   confirmation_id: string | null;
   request_id: string;
+  trace_id: string | null;
   arguments_digest: string | null;
   created_at: string;
 }
@@ -84,6 +85,8 @@ export interface ConfirmationDetail extends Confirmation {
 export interface ToolCallDetail extends ToolCall {
   confirmation: Confirmation | null;
   audit_events: AuditEvent[];
+  /** The call's trace in the trace viewer (TRACE_URL_TEMPLATE); null when not configured or not traced. */
+  trace_url: string | null;
 }
 
 export interface MinuteBucket {

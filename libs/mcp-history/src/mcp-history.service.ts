@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrail } from '@app/audit-trail';
+import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
 import { ConfirmationService, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
@@ -45,6 +46,7 @@ export class McpHistoryService {
     private readonly auditTrail: AuditTrail,
     private readonly identity: IdentityRepository,
     private readonly tokens: TokensRepository,
+    private readonly config: AppConfig,
   ) {}
 
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
@@ -80,6 +82,7 @@ export class McpHistoryService {
       ...toToolCallDto(row),
       confirmation: confirmation === null ? null : toConfirmationDto(confirmation, new Date()),
       audit_events: events,
+      trace_url: traceUrl(this.config.traceUrlTemplate, row.trace_id),
     };
   }
 
@@ -198,6 +201,13 @@ function assertTimeRange(query: { since?: string; until?: string }): void {
 /** The decoded cursor (a VALIDATION_ERROR unless it is a position these lists wrote). */
 function keysetPosition(cursor: string | undefined): string[] | undefined {
   return cursor === undefined ? undefined : decodeCursor(cursor);
+}
+
+/** A trace id in the trace viewer's URL template (the id is 32 hex digits: the table checks it). */
+function traceUrl(template: string | undefined, traceId: string | null): string | null {
+  return template === undefined || traceId === null
+    ? null
+    : template.replaceAll('{traceId}', traceId);
 }
 
 function toToolCallDto(r: StoredToolCall): Plain<ToolCallDto> {

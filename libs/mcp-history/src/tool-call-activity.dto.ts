@@ -18,6 +18,12 @@ export class ToolCallDetailDto extends ToolCallDto {
     description: 'Audit events the call wrote (same request id), oldest first.',
   })
   audit_events: AuditEventDto[];
+  @Out.string({
+    nullable: true,
+    description:
+      'The call’s trace in the trace viewer (`TRACE_URL_TEMPLATE` with its `trace_id`); null without either.',
+  })
+  trace_url: string | null;
 }
 
 /** The window of the per-minute series (no paging: the series is always whole). */

@@ -24,11 +24,13 @@ function setup(
   catalog = {
     listResult: () => Object.freeze({ tools: [{ name: 'get_current_context' }] }),
     paramHeaders: () => undefined,
+    get: () => undefined,
+    extension: () => undefined,
   } as unknown as ToolCatalog,
 ) {
   const service = new MetricsService();
   const metrics = { recordMcpRequest: vi.spyOn(service, 'recordMcpRequest') };
-  const requestMetrics = new McpRequestMetrics(service);
+  const requestMetrics = new McpRequestMetrics(service, catalog);
   const logger = { error: vi.fn<(details: object, message: string) => void>() };
   const endpoint = createMcpEndpoint({
     catalog,

@@ -1,15 +1,23 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { McpObservation } from '@app/mcp-transport';
 import { MetricsService } from '@app/metrics';
+import type { ToolCatalog } from '@app/mcp-tools';
 import { McpRequestMetrics } from './mcp-request.metrics.js';
+
+/** A registry that knows one tool. */
+const catalog = {
+  get: (name: string) => (name === 'list_accounts' ? {} : undefined),
+  extension: () => undefined,
+} as unknown as ToolCatalog;
 
 function setup() {
   const service = new MetricsService();
   const metrics = {
     recordMcpRequest: vi.spyOn(service, 'recordMcpRequest'),
     recordTransportRejection: vi.spyOn(service, 'recordTransportRejection'),
+    recordMcpServerOperation: vi.spyOn(service, 'recordMcpServerOperation'),
   };
-  return { metrics, observer: new McpRequestMetrics(service) };
+  return { metrics, observer: new McpRequestMetrics(service, catalog) };
 }
 
 const event = (over: Partial<McpObservation>): McpObservation => ({
@@ -68,5 +76,44 @@ describe('McpRequestMetrics', () => {
     expect(metrics.recordTransportRejection).toHaveBeenLastCalledWith('session_not_found');
     expect(metrics.recordTransportRejection).toHaveBeenCalledTimes(2);
     expect(metrics.recordMcpRequest).not.toHaveBeenCalled();
+  });
+
+  it('records the conventions’ histogram: a known tool by name, an unknown one as empty, errors typed', () => {
+    const { metrics, observer } = setup();
+    observer.observe(event({ requestedTool: 'list_accounts', toolError: true }));
+    observer.observe(event({ requestedTool: 'person@example.com' }));
+    observer.observe(event({ method: 'tools/list', outcome: 'rpc_error:-32602' }));
+    expect(metrics.recordMcpServerOperation.mock.calls).toEqual([
+      [
+        {
+          method: 'tools/call',
+          tool: 'list_accounts',
+          protocolVersion: '2026-07-28',
+          errorType: 'tool_error',
+          statusCode: '',
+        },
+        0.25,
+      ],
+      [
+        {
+          method: 'tools/call',
+          tool: '',
+          protocolVersion: '2026-07-28',
+          errorType: '',
+          statusCode: '',
+        },
+        0.25,
+      ],
+      [
+        {
+          method: 'tools/list',
+          tool: '',
+          protocolVersion: '2026-07-28',
+          errorType: '-32602',
+          statusCode: '-32602',
+        },
+        0.25,
+      ],
+    ]);
   });
 });

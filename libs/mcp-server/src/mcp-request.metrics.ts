@@ -4,10 +4,13 @@ import {
   INTERNAL_ERROR,
   INVALID_REQUEST,
   PARSE_ERROR,
+  rpcErrorCodeOf,
   rpcErrorStatus,
   type McpObservation,
 } from '@app/mcp-transport';
 import { MetricsService, type McpEra, type McpRequestOutcome } from '@app/metrics';
+import { ToolCatalog } from '@app/mcp-tools';
+import { errorTypeOf } from './mcp-tracing.js';
 
 const NOTIFICATION_PREFIX = 'notifications/';
 const FRAMING_ERRORS: ReadonlySet<string> = new Set(
@@ -22,7 +25,10 @@ const FRAMING_ERRORS: ReadonlySet<string> = new Set(
  */
 @Injectable()
 export class McpRequestMetrics {
-  constructor(private readonly metrics: MetricsService) {}
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly catalog: ToolCatalog,
+  ) {}
 
   observe(event: McpObservation): void {
     if (event.outcome.startsWith('http_')) {
@@ -40,6 +46,25 @@ export class McpRequestMetrics {
       this.outcomeLabel(event),
       event.durationMs / 1000,
     );
+    const code = rpcErrorCodeOf(event.outcome);
+    this.metrics.recordMcpServerOperation(
+      {
+        method: event.method,
+        tool: this.knownTool(event.requestedTool),
+        protocolVersion: event.protocolVersion === 'unknown' ? '' : event.protocolVersion,
+        errorType: errorTypeOf(event) ?? '',
+        statusCode: code === undefined ? '' : String(code),
+      },
+      event.durationMs / 1000,
+    );
+  }
+
+  /** A tool name the registry has (a bounded label), else ''. */
+  knownTool(name: string | undefined): string {
+    if (name === undefined) return '';
+    return this.catalog.get(name) !== undefined || this.catalog.extension(name) !== undefined
+      ? name
+      : '';
   }
 
   private outcomeLabel(event: McpObservation): McpRequestOutcome {

@@ -250,6 +250,7 @@ export class McpEndpointService<TExtra> {
             method: handled.method,
             outcome: handled.outcome,
             toolError: handled.toolError === true,
+            requestedTool: requestedTool(message),
             durationMs: performance.now() - started,
           };
           scope?.end(observation);
@@ -309,6 +310,13 @@ export class McpEndpointService<TExtra> {
         return unreachable(message);
     }
   }
+}
+
+/** The `params.name` of a `tools/call` request, as sent. */
+function requestedTool(message: JsonRpcMessage): string | undefined {
+  if (message.kind !== 'request' || message.method !== 'tools/call') return undefined;
+  const name = message.params?.name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 function messageStart(

@@ -138,6 +138,11 @@ export interface McpObservation {
    * still `ok` for the protocol). Lets metrics count tool failures without per-message state.
    */
   toolError?: boolean;
+  /**
+   * `tools/call` only: the tool name the client sent (client input, not bounded: compare it with
+   * the registry before using it as a label or attribute).
+   */
+  requestedTool?: string;
   durationMs: number;
 }
 

@@ -34,6 +34,11 @@ export interface MetricDefinition {
  * Upper bounds (seconds) for calls that normally take 1–500 ms: fine steps through that range, and a
  * tail up to 10 s so a slow dependency still shows where it sits rather than in `+Inf`.
  */
+/** The buckets the OpenTelemetry MCP conventions give `mcp.server.operation.duration`. */
+export const MCP_OPERATION_BUCKETS_SECONDS = [
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+] as const;
+
 export const LATENCY_BUCKETS_SECONDS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 0.75, 1, 2.5, 5, 10,
 ] as const;
@@ -188,6 +193,23 @@ export const METRICS = {
     labelNames: ['era', 'method'],
     buckets: LATENCY_BUCKETS_SECONDS,
     labelValues: { era: MCP_ERAS },
+  },
+  mcpServerOperationDuration: {
+    // The MCP semantic conventions' `mcp.server.operation.duration` in Prometheus form: its
+    // attributes as labels (dots as underscores), its buckets; empty label = attribute absent.
+    name: 'mcp_server_operation_duration_seconds',
+    type: 'histogram',
+    help: 'MCP request or notification duration as observed on the server (OpenTelemetry MCP semantic conventions).',
+    labelNames: [
+      'mcp_method_name',
+      'gen_ai_tool_name',
+      'gen_ai_operation_name',
+      'mcp_protocol_version',
+      'error_type',
+      'rpc_response_status_code',
+      'network_transport',
+    ],
+    buckets: MCP_OPERATION_BUCKETS_SECONDS,
   },
   mcpToolCalls: {
     name: 'mcp_tool_calls_total',

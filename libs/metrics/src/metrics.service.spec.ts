@@ -53,6 +53,16 @@ function pool(body: string): Sample[] {
 /** Records one sample in every catalogue metric through the public API. */
 function recordOneOfEach(service: MetricsService): void {
   service.recordMcpRequest('2026-07-28', 'tools/call', 'ok', 0.012);
+  service.recordMcpServerOperation(
+    {
+      method: 'tools/call',
+      tool: 'list_accounts',
+      protocolVersion: '2026-07-28',
+      errorType: 'tool_error',
+      statusCode: '',
+    },
+    0.012,
+  );
   service.recordToolCall('delete_account', 'confirmation_unavailable', 0.03);
   service.recordConfirmation('refused_unavailable');
   service.recordTransportRejection('rate_limited');

@@ -41,6 +41,7 @@ export class MetricsService {
 
   private readonly mcpRequests = this.counter(METRICS.mcpRequests);
   private readonly mcpRequestDuration = this.histogram(METRICS.mcpRequestDuration);
+  private readonly mcpServerOperationDuration = this.histogram(METRICS.mcpServerOperationDuration);
   private readonly mcpToolCalls = this.counter(METRICS.mcpToolCalls);
   private readonly mcpToolCallDuration = this.histogram(METRICS.mcpToolCallDuration);
   private readonly mcpConfirmations = this.counter(METRICS.mcpConfirmations);
@@ -78,6 +79,35 @@ export class MetricsService {
   recordMcpRequest(era: McpEra, method: string, outcome: McpRequestOutcome, seconds: number): void {
     this.mcpRequests.inc({ era, method, outcome });
     observe(this.mcpRequestDuration, { era, method }, seconds);
+  }
+
+  /**
+   * One MCP message in the conventions' histogram. Every value must be bounded by the caller: a
+   * method label, a registered tool name (or ''), a supported revision, an error type of our own.
+   */
+  recordMcpServerOperation(
+    labels: {
+      method: string;
+      tool: string;
+      protocolVersion: string;
+      errorType: string;
+      statusCode: string;
+    },
+    seconds: number,
+  ): void {
+    observe(
+      this.mcpServerOperationDuration,
+      {
+        mcp_method_name: labels.method,
+        gen_ai_tool_name: labels.tool,
+        gen_ai_operation_name: labels.method === 'tools/call' ? 'execute_tool' : '',
+        mcp_protocol_version: labels.protocolVersion,
+        error_type: labels.errorType,
+        rpc_response_status_code: labels.statusCode,
+        network_transport: 'tcp',
+      },
+      seconds,
+    );
   }
 
   /** One tools/call, after it finished (whatever its status). `tool` must be a registered name or `'unknown'`. */

@@ -62,6 +62,18 @@ export function CallPage(props: { id: string }) {
             <dd>
               <code>{c.request_id}</code>
             </dd>
+            <dt>Trace</dt>
+            <dd>
+              {c.trace_id === null ? (
+                <span class="muted">not traced</span>
+              ) : c.trace_url === null ? (
+                <code>{c.trace_id}</code>
+              ) : (
+                <a href={c.trace_url} target="_blank" rel="noopener noreferrer">
+                  <code>{c.trace_id}</code>
+                </a>
+              )}
+            </dd>
           </dl>
 
           <h2>Confirmation</h2>
