@@ -82,14 +82,14 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
   }
 
   /**
-   * Accepting a confirmation asked before the store failed, on `url`: isError
-   * confirmation_unavailable, the confirmation stays pending, the portal user is not deleted.
+   * Accepts a confirmation asked before the store failed, on `url`; the answer must be isError
+   * confirmation_unavailable. Returns where the confirmation and the portal user stand after it.
    */
-  async function expectAcceptUnavailable(
+  async function acceptEarlier(
     url: string,
     target: { id: string },
     earlier: ReturnType<typeof askedOf>,
-  ): Promise<void> {
+  ): Promise<{ confirmation: unknown; portalUser: number }> {
     const res = await modernToolCall(
       url,
       t.tokens.owner,
@@ -98,8 +98,10 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
       { requestState: earlier.requestState, inputResponses: answer(earlier.key, 'accept') },
     );
     expectToolError(res, 'confirmation_unavailable');
-    expect(await ledgerStatus(sql, confirmationIdOf(earlier.requestState))).toBe('pending');
-    expect(await portalUserStatus(t, target.id)).toBe(200);
+    return {
+      confirmation: await ledgerStatus(sql, confirmationIdOf(earlier.requestState)),
+      portalUser: await portalUserStatus(t, target.id),
+    };
   }
 
   describe('the database turns read-only under the server (failover / maintenance)', () => {
@@ -148,7 +150,10 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     });
 
     it('accepting a confirmation asked before the outage → isError confirmation_unavailable; it stays pending', async () => {
-      await expectAcceptUnavailable(t.url, target, earlier);
+      expect(await acceptEarlier(t.url, target, earlier)).toEqual({
+        confirmation: 'pending',
+        portalUser: 200,
+      });
     });
 
     it('the process is alive throughout, and after recovery the same call asks normally', async () => {
@@ -232,7 +237,10 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     });
 
     it('accepting → isError confirmation_unavailable; the confirmation stays pending; nothing deleted', async () => {
-      await expectAcceptUnavailable(replica.url, target, earlier);
+      expect(await acceptEarlier(replica.url, target, earlier)).toEqual({
+        confirmation: 'pending',
+        portalUser: 200,
+      });
     });
 
     it('read tools and non-destructive writes keep working; the process is alive', async () => {
