@@ -425,4 +425,17 @@ describe('lists across partition boundaries', () => {
     expect(page.status).toBe(200);
     expect(page.body.data).toEqual([]);
   });
+
+  it('GET /v1/history/retention says how long each table is kept and how far back it goes', async () => {
+    const r = await call(t, 'GET', '/v1/history/retention');
+    expect(r.status).toBe(200);
+    // The partitions the tests above made reach back to 27 February (calls: days; others: months).
+    expect(r.body.data).toEqual([
+      { table: 'mcp_tool_calls', retention_days: 90, data_since: '2026-02-27T00:00:00.000Z' },
+      { table: 'audit_events', retention_days: null, data_since: '2026-02-01T00:00:00.000Z' },
+      { table: 'mcp_confirmations', retention_days: 90, data_since: '2026-02-01T00:00:00.000Z' },
+    ]);
+    // audit.read, like the lists it describes.
+    expect((await call(t, 'GET', '/v1/history/retention', { token: 'member' })).status).toBe(403);
+  });
 });

@@ -34,6 +34,7 @@ describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
     ['delete', '/v1/accounts/{id}', 'deleteAccount', 'DeletedAccountDto'],
     ['get', '/v1/audit-events', 'listAuditEvents', 'AuditEventPageDto'],
     ['get', '/v1/audit-events/export', 'exportAuditEvents', 'AuditEventExportPageDto'],
+    ['get', '/v1/history/retention', 'getHistoryRetention', 'HistoryRetentionDto'],
     ['get', '/v1/mail/outbox', 'listMailOutbox', 'OutboxMessagePageDto'],
     ['get', '/v1/members', 'listMembers', 'MemberPageDto'],
     ['patch', '/v1/members/{user_id}', 'updateMember', 'MemberDto'],

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { contains, CURSOR_TIMESTAMP_SQL, equals, newestFirstQuery } from '@app/rest-contract';
+import {
+  contains,
+  CURSOR_TIMESTAMP_SQL,
+  equals,
+  newestFirstQuery,
+  type SqlQuery,
+} from '@app/rest-contract';
 import type { TokenKind } from '@app/access-vocabulary';
 import type { AuditChanges } from './audit-changes.js';
 import type {
@@ -79,6 +85,32 @@ const ROW_COLUMNS = `id, occurred_at, actor_type, actor_user_id,
   resource_label, changes, request_id, confirmation_id, trace_id`;
 const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts`;
 
+/**
+ * The exact list statement {@link AuditEventsRepository.list} runs (exported for the history
+ * bench, which times the real statement).
+ */
+export function auditEventsListQuery(f: AuditEventFilter): SqlQuery {
+  return newestFirstQuery({
+    from: 'audit_events',
+    columns: ROW_COLUMNS,
+    sortColumn: 'occurred_at',
+    organizationId: f.organizationId,
+    conditions: [
+      equals('actor_user_id', f.actorUserId, '::uuid'),
+      equals('action', f.action),
+      equals('resource_type', f.resourceType),
+      equals('resource_id', f.resourceId, '::uuid'),
+      equals('channel', f.channel),
+      // Served by the trigram index on the generated search_text (ix_audit_events_search).
+      contains(['search_text'], f.q),
+    ],
+    since: f.since,
+    until: f.until,
+    after: f.after,
+    take: f.take,
+  });
+}
+
 /** All SQL on `audit_events`. Insert only: the table has no update or delete path (and a trigger refuses them). */
 @Injectable()
 export class AuditEventsRepository {
@@ -116,25 +148,7 @@ export class AuditEventsRepository {
 
   /** Newest first, `(occurred_at, id)` keyset order. */
   async list(f: AuditEventFilter): Promise<AuditEventRow[]> {
-    const { text, params } = newestFirstQuery({
-      from: 'audit_events',
-      columns: ROW_COLUMNS,
-      sortColumn: 'occurred_at',
-      organizationId: f.organizationId,
-      conditions: [
-        equals('actor_user_id', f.actorUserId, '::uuid'),
-        equals('action', f.action),
-        equals('resource_type', f.resourceType),
-        equals('resource_id', f.resourceId, '::uuid'),
-        equals('channel', f.channel),
-        // Served by the trigram index on the generated search_text (ix_audit_events_search).
-        contains(['search_text'], f.q),
-      ],
-      since: f.since,
-      until: f.until,
-      after: f.after,
-      take: f.take,
-    });
+    const { text, params } = auditEventsListQuery(f);
     return await this.ds.query<AuditEventRow[]>(text, params);
   }
 

@@ -30,3 +30,4 @@ export {
   ListAuditEventsQueryDto,
 } from './audit-event.dto.js';
 export { AUDIT_TRAIL_ENDPOINTS } from './audit-trail.endpoints.js';
+export { auditEventsListQuery, type AuditEventFilter } from './audit-events.repository.js';

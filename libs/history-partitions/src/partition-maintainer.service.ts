@@ -16,6 +16,8 @@ import {
   type TableMaintenance,
 } from '@app/database';
 import { MetricsService } from '@app/metrics';
+import type { Plain } from '@app/rest-contract';
+import type { HistoryRetentionDto } from './history-retention.dto.js';
 
 /** How often each replica tries a maintenance round (one of them gets to do it). */
 export const PARTITION_MAINTENANCE_INTERVAL_MS = 60 * 60_000;
@@ -45,6 +47,18 @@ export class PartitionMaintainer implements OnApplicationBootstrap, OnApplicatio
       mcp_tool_calls: this.config.historyRetentionDays,
       audit_events: this.config.auditRetentionDays,
       mcp_confirmations: this.config.confirmationRetentionDays,
+    };
+  }
+
+  /** Each table's retention and how far back its data goes now (`GET /v1/history/retention`). */
+  async retentionNow(): Promise<Plain<HistoryRetentionDto>> {
+    const coverage = await partitionCoverage((text, params) => this.ds.query(text, params));
+    return {
+      data: coverage.map((t) => ({
+        table: t.table,
+        retention_days: this.retention[t.table] === 0 ? null : this.retention[t.table],
+        data_since: t.oldestFrom?.toISOString() ?? null,
+      })),
     };
   }
 

@@ -37,3 +37,4 @@ export {
   type ConfirmationAnswer,
   type ConfirmationElicitationRequest,
 } from './confirmation-elicitation.util.js';
+export { confirmationsListQuery } from './confirmation-list.query.js';

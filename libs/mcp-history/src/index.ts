@@ -1,7 +1,11 @@
 export { McpHistoryModule } from './mcp-history.module.js';
 export { ToolCallHistoryModule } from './tool-call-history.module.js';
 export { ToolCallHistory, type ToolCallRow } from './tool-call.history.js';
-export { toolCallsListQuery, type ToolCallFilter } from './tool-calls.repository.js';
+export {
+  toolCallSeriesQuery,
+  toolCallsListQuery,
+  type ToolCallFilter,
+} from './tool-calls.repository.js';
 export {
   ListToolCallsQueryDto,
   TOOL_CALL_ERAS,

@@ -10,6 +10,7 @@ import { ErrorNote, Loading } from '../components/states.js';
 import { duration, isoToLocalInput, localInputToIso, shortId } from '../format.js';
 import type { Facets, MinuteBucket, Page, ToolCall } from '../types.js';
 import { useApi, useInterval } from '../use-api.js';
+import { DataSince } from '../components/data-since.js';
 
 /** Relative ranges the chart can draw per minute (the per-minute series spans at most a day). */
 const RANGES = [
@@ -68,6 +69,7 @@ export function ActivityPage(props: { facets: Facets | undefined }) {
           />{' '}
           Live refresh (every {LIVE_EVERY_MS / 1000} s)
         </label>
+        <DataSince table="mcp_tool_calls" />
       </header>
       <form class="filters" aria-label="Filter tool calls" onSubmit={(e) => e.preventDefault()}>
         <FacetSelect

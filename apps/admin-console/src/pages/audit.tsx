@@ -11,6 +11,7 @@ import { ErrorNote, Loading } from '../components/states.js';
 import type { AuditEvent, Page } from '../types.js';
 import { useApi } from '../use-api.js';
 import { ResourceLabel } from './audit-events-list.js';
+import { DataSince } from '../components/data-since.js';
 
 const RESOURCE_TYPES = ['portal_user', 'account', 'member', 'token', 'organization'] as const;
 const CHANNELS = [
@@ -41,6 +42,7 @@ export function AuditPage() {
     <section aria-labelledby="audit-title">
       <header class="page-header">
         <h1 id="audit-title">Audit trail</h1>
+        <DataSince table="audit_events" />
       </header>
       <form
         class="filters"

@@ -10,6 +10,7 @@ import { ago, fullTime } from '../format.js';
 import type { Confirmation, ConfirmationDetail, Page } from '../types.js';
 import { useApi, useInterval } from '../use-api.js';
 import { AuditEventCards } from './audit-events-list.js';
+import { DataSince } from '../components/data-since.js';
 
 const STATUSES = ['pending', 'consumed', 'declined', 'expired'] as const;
 
@@ -28,6 +29,7 @@ export function ConfirmationsPage() {
     <section aria-labelledby="confirmations-title">
       <header class="page-header">
         <h1 id="confirmations-title">Confirmations</h1>
+        <DataSince table="mcp_confirmations" />
       </header>
       <div class="tabs" role="group" aria-label="Status">
         {[undefined, ...STATUSES].map((s) => (
