@@ -13,8 +13,9 @@
 // Knobs (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2),
 // BENCH_SERIAL_SECONDS (2, the 1-connection runs), BENCH_CONNECTIONS (16), BENCH_G_PER_ROUND (150),
 // BENCH_H_PER_ROUND (100), BENCH_H_REPLAYS (50), BENCH_MAX_SECONDS (420),
-// BENCH_SCENARIOS (A,B,C,D,E,E+rl,A+redis,C+redis,E+rl+redis,F,G,H,A1,C1; the +redis ones need
-// DATABASE_URL and redis-server, which the bench starts on a free port of its own).
+// BENCH_SCENARIOS (A,B,C,D,E,E+rl,A+redis,C+redis,E+rl+redis,A+trace1,A+trace0.1,F,G,H,A1,C1; the
+// +redis ones need DATABASE_URL and redis-server, which the bench starts on a free port of its own;
+// the +trace ones, tracing on at sampling 1.0 and 0.1 exporting to a sink process, DATABASE_URL).
 // Before/after: BENCH_BASELINE=<another checkout with a built dist/> adds A@base and C@base, each
 // run at the same time as A and C (half the connections each, sides alternated per round), and
 // writes the `<engine>-vs-baseline` section instead. BENCH_ROOT=<checkout> measures another build.

@@ -52,7 +52,8 @@ export function optionsFromEnv() {
     replays: intEnv('BENCH_H_REPLAYS', 50),
     maxSeconds: intEnv('BENCH_MAX_SECONDS', 420),
     scenarios: (
-      process.env.BENCH_SCENARIOS ?? 'A,B,C,D,E,E+rl,A+redis,C+redis,E+rl+redis,F,G,H,A1,C1'
+      process.env.BENCH_SCENARIOS ??
+      'A,B,C,D,E,E+rl,A+redis,C+redis,E+rl+redis,A+trace1,A+trace0.1,F,G,H,A1,C1'
     )
       .split(',')
       .map((s) => s.trim()),
@@ -270,6 +271,46 @@ export async function runBench({
       });
     }
   }
+  // ------------------------------------------------------------- tracing replicas
+  // A+trace1 and A+trace0.1: A on replicas (same database) exporting every span over OTLP/HTTP to
+  // a sink process of the bench's own, sampling 1.0 and 0.1 (root spans by trace-id ratio). A
+  // itself is the server with tracing off (no OTEL_* variables: the SDK is never loaded).
+  const TRACE_SAMPLING = { 'A+trace1': '1.0', 'A+trace0.1': '0.1' };
+  const traceScenarios = Object.keys(TRACE_SAMPLING).filter(wants);
+  const traced = {};
+  if (traceScenarios.length > 0) {
+    if (engine !== 'postgres') {
+      skipped.push(
+        `${traceScenarios.join(', ')} not run: they need DATABASE_URL (a replica over the same database).`,
+      );
+    } else {
+      const sinkPort = await freePort();
+      const sink = launch('otlp sink', process.execPath, [join(SERVERS, 'otlp-sink.mjs')], {
+        cwd: root,
+        env: { ...process.env, PORT: String(sinkPort) },
+      });
+      started.push(sink);
+      await sink.waitForLine(/^ready (\d+)/);
+      for (const key of traceScenarios) {
+        const tracedServer = await startBuiltServer({
+          label: `server-${key}`,
+          root,
+          work,
+          serverNodeArgs,
+          started,
+          replicaOf: { ...main, label: 'server' },
+          extraEnv: {
+            OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}`,
+            OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+            OTEL_TRACES_SAMPLER_ARG: TRACE_SAMPLING[key],
+          },
+        });
+        const tracedClient = createClient(tracedServer.baseUrl, { maxSockets: 2 });
+        started.push({ label: `${key} client`, stop: async () => tracedClient.close() });
+        traced[key] = { ...tracedServer, client: tracedClient };
+      }
+    }
+  }
   const replicaClient =
     replica === undefined ? undefined : createClient(replica.baseUrl, { maxSockets: 2 });
   if (replicaClient !== undefined)
@@ -339,6 +380,16 @@ export async function runBench({
       const o = toolOutcome(r.json);
       return r.status === 200 && o.kind === 'ok' && isDeepStrictEqual(o.value, expected);
     },
+    ...Object.fromEntries(
+      Object.entries(traced).map(([key, t]) => [
+        key,
+        async () => {
+          const r = await t.client.request('POST', '/mcp', reqA);
+          const o = toolOutcome(r.json);
+          return r.status === 200 && o.kind === 'ok' && isDeepStrictEqual(o.value, expected);
+        },
+      ]),
+    ),
     ...(replicaClient === undefined
       ? {}
       : {
@@ -498,6 +549,13 @@ export async function runBench({
       dbCpuIncluded: false,
       embeddedDbPid: engine === 'embedded' ? server.pid : undefined,
     },
+    ...Object.entries(traced).map(([key, t]) => ({
+      key,
+      label: `A with tracing on, sampling ${TRACE_SAMPLING[key]} (a replica exporting OTLP/HTTP)`,
+      target: { url: `${t.baseUrl}/mcp`, method: 'POST', ...reqA },
+      pids: [t.server.pid],
+      dbCpuIncluded: false,
+    })),
     ...(replica === undefined
       ? []
       : [
@@ -867,6 +925,20 @@ export async function runBench({
     ratios.push({
       label: 'A/(E+rl) throughput, both with the same Redis budgets',
       text: `${x(rps)} (target ≥ 1.5×: ${rps >= 1.5 ? 'met' : 'NOT met'})`,
+    });
+  }
+  for (const key of ['A+trace1', 'A+trace0.1']) {
+    if (!has('A') || !has(key)) continue;
+    const rps = pairedRatio(results, key, 'A');
+    const target =
+      key === 'A+trace1' ? ` (target ≥ 0.85×: ${rps >= 0.85 ? 'met' : 'NOT met'})` : '';
+    ratios.push({
+      label: `${key}/A throughput (tracing on vs off)`,
+      text: `${x(rps)}${target}`,
+    });
+    ratios.push({
+      label: `${key} − A server CPU per request (the cost of tracing)`,
+      text: `${pairedDiff(results, key, 'A', 'servingCpuPerReqUs').toFixed(0)} µs`,
     });
   }
   if (has('B') && has('A'))

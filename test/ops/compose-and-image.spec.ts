@@ -33,16 +33,20 @@ import {
 } from './support/deploy-checks.js';
 
 describe('docker-compose', () => {
-  it('has postgres, redis, migrate, server, prometheus and grafana (and admin, on demand)', () => {
+  it('has postgres, redis, migrate, server, prometheus and grafana (and admin, the collector and Jaeger on demand)', () => {
     expect(Object.keys(services).sort()).toEqual([
       'admin',
       'grafana',
+      'jaeger',
       'migrate',
+      'otel-collector',
       'postgres',
       'prometheus',
       'redis',
       'server',
     ]);
+    expect(services['otel-collector']?.profiles).toEqual(['tracing']);
+    expect(services.jaeger?.profiles).toEqual(['tracing']);
   });
 
   it('runs postgres 16 with a pg_isready healthcheck and a named volume', () => {
