@@ -52,6 +52,8 @@ export interface ComposeService {
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: ComposeHealthcheck;
   stop_grace_period?: string;
+  /** Started only when one of these profiles is asked for (`docker compose --profile …`). */
+  profiles?: string[];
 }
 export interface ComposeFile {
   services: Record<string, ComposeService>;
