@@ -1,0 +1,312 @@
+#!/usr/bin/env node
+// `npm run bench:history` ("npm run build && node bench/history.mjs"): the call history and the
+// audit trail at scale, on real Postgres (DATABASE_URL; a fresh database, dropped afterwards).
+// Loads BENCH_HISTORY_CALLS tool calls (default 10,000,000) and BENCH_HISTORY_EVENTS audit events
+// (2,000,000) over 100 organisations and 60 days, generated in SQL into the migrated, partitioned
+// tables, then times the statements the repositories run (imported from dist/): every list filter's
+// first page and a page 50 cursors deep (p50/p95), the console's 24-hour series, `q` by a deleted
+// person's e-mail, a partition drop under a concurrent insert load, the insert cost against the
+// empty table, and table and index bytes per row. Prints Markdown; `--write-doc` (or
+// BENCH_DOC=1) rewrites the `history-postgres` section of docs/benchmarks.md.
+import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { writeDocSection } from './lib/report.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (p) => join(root, 'dist/libs', p);
+const { toolCallsListQuery, toolCallSeriesQuery } = await import(dist('mcp-history/src/index.js'));
+const { auditEventsListQuery } = await import(dist('audit-trail/src/index.js'));
+const { confirmationsListQuery } = await import(dist('mcp-confirmations/src/index.js'));
+const { createPartitionsCovering, listPartitions, PARTITIONED_TABLES } = await import(
+  dist('database/src/index.js')
+);
+
+const CALLS = Number(process.env.BENCH_HISTORY_CALLS ?? 10_000_000);
+const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 2_000_000);
+const ORGS = 100;
+const DAYS = 60;
+const RUNS = Number(process.env.BENCH_HISTORY_RUNS ?? 20);
+const CHUNK = 1_000_000;
+const admin = process.env.DATABASE_URL;
+if (!admin) {
+  process.stderr.write('bench:history needs DATABASE_URL (real Postgres)\n');
+  process.exit(2);
+}
+const log = (m) => process.stderr.write(`[bench:history] ${m}\n`);
+const name = `bench_history_${Date.now().toString(36)}`;
+const url = new URL(admin);
+url.pathname = `/${name}`;
+
+const adminClient = new pg.Client({ connectionString: admin });
+await adminClient.connect();
+await adminClient.query(`CREATE DATABASE ${name}`);
+const started = Date.now();
+const db = new pg.Client({ connectionString: url.toString() });
+try {
+  execFileSync(process.execPath, [join(root, 'dist/apps/server/src/migrate.js'), 'up'], {
+    env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await db.connect();
+  const run = async (text, params) => (await db.query(text, params)).rows;
+  const now = new Date();
+  const from = new Date(now.getTime() - DAYS * 86_400_000);
+  for (const spec of PARTITIONED_TABLES) await createPartitionsCovering(run, spec, from, now);
+  const orgs = (
+    await run(
+      `INSERT INTO organizations (slug, name) SELECT 'bench-' || i, 'Bench ' || i FROM generate_series(1, ${ORGS}) i RETURNING id`,
+    )
+  ).map((r) => r.id);
+  await run(
+    `CREATE TEMP TABLE bench_orgs AS SELECT row_number() OVER () - 1 AS n, id FROM organizations`,
+  );
+
+  // Insert cost: the history writer's batch statement (100 rows, unnest) into the empty table.
+  const insertCost = async (label) => {
+    const batches = 100;
+    const t0 = process.hrtime.bigint();
+    for (let b = 0; b < batches; b++) {
+      const ids = Array.from({ length: 100 }, () => randomUUID());
+      await run(
+        `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era,
+            protocol_version, status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
+          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
+            $8::text[], $9::text[], $10::boolean[], $11::float8[], $12::uuid[], $13::text[], $14::text[], $15::timestamptz[])`,
+        [
+          ids,
+          ids.map((_, i) => orgs[i % ORGS]),
+          ids.map(() => randomUUID()),
+          ids.map(() => randomUUID()),
+          ids.map((_, i) => `tool_${i % 12}`),
+          ids.map(() => 'Claude'),
+          ids.map(() => '2026-07-28'),
+          ids.map(() => '2026-07-28'),
+          ids.map(() => 'ok'),
+          ids.map(() => false),
+          ids.map(() => 3.5),
+          ids.map(() => null),
+          ids.map((_, i) => `req-${i}`),
+          ids.map(() => null),
+          ids.map(() => new Date().toISOString()),
+        ],
+      );
+    }
+    const us = Number(process.hrtime.bigint() - t0) / 1000 / (batches * 100);
+    log(`${label}: ${us.toFixed(1)} µs per row`);
+    return us;
+  };
+  const emptyInsertUs = await insertCost('insert into the empty table');
+
+  // The load, in SQL: rows spread over the organisations, 60 days, tools, statuses, people, tokens.
+  const loadStart = Date.now();
+  for (let done = 0; done < CALLS; done += CHUNK) {
+    const n = Math.min(CHUNK, CALLS - done);
+    const t0 = Date.now();
+    await run(
+      `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
+                                   status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
+       SELECT gen_random_uuid(), o.id, md5('token-' || (i % 4000))::uuid, md5('user-' || (i % 2000))::uuid,
+              'tool_' || (i % 12), 'client-' || (i % 4), '2026-07-28', '2026-07-28',
+              CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
+              i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,
+              $2::timestamptz - ((i::float8 / $3) * interval '${DAYS} days')
+         FROM generate_series($1::bigint, $1::bigint + $4 - 1) i
+         JOIN bench_orgs o ON o.n = i % ${ORGS}`,
+      [done, now.toISOString(), CALLS, n],
+    );
+    log(`calls ${done + n}/${CALLS} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  const callsLoadS = (Date.now() - loadStart) / 1000;
+  const eventsStart = Date.now();
+  for (let done = 0; done < EVENTS; done += CHUNK) {
+    const n = Math.min(CHUNK, EVENTS - done);
+    await run(
+      `INSERT INTO audit_events (organization_id, occurred_at, actor_type, actor_user_id, token_id, channel, client_name,
+                                 action, resource_type, resource_id, changes, actor_name, actor_email, token_name,
+                                 token_kind, resource_label)
+       SELECT o.id, $2::timestamptz - ((i::float8 / $3) * interval '${DAYS} days'), 'member',
+              md5('user-' || (i % 2000))::uuid, md5('token-' || (i % 4000))::uuid, 'api', NULL,
+              (ARRAY['portal_user.created','portal_user.updated','portal_user.deleted','account.updated'])[1 + i % 4],
+              'portal_user', md5('pu-' || i)::uuid, '{}'::jsonb, 'Person ' || (i % 2000),
+              'person' || (i % 2000) || '@example.com', 'token ' || (i % 4000), 'personal',
+              'customer' || i || '@customers.example'
+         FROM generate_series($1::bigint, $1::bigint + $4 - 1) i
+         JOIN bench_orgs o ON o.n = i % ${ORGS}`,
+      [done, now.toISOString(), EVENTS, n],
+    );
+    log(`events ${done + n}/${EVENTS}`);
+  }
+  const eventsLoadS = (Date.now() - eventsStart) / 1000;
+  await run('ANALYZE mcp_tool_calls');
+  await run('ANALYZE audit_events');
+  const fullInsertUs = await insertCost(`insert into the table holding ${CALLS} rows`);
+
+  const timed = async (q) => {
+    const t0 = process.hrtime.bigint();
+    const rows = await run(q.text, q.params);
+    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, rows };
+  };
+  const pct = (xs, p) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+  };
+  const results = [];
+  const measure = async (label, build, deep) => {
+    const first = [];
+    const deepMs = [];
+    for (let r = 0; r < RUNS; r++) {
+      const org = orgs[(r * 37) % ORGS];
+      const page = await timed(build(org, undefined));
+      first.push(page.ms);
+      if (deep) {
+        let rows = page.rows;
+        let last;
+        for (let p = 1; p < 50 && rows.length > 0; p++) {
+          const at = rows.at(-1);
+          last = await timed(build(org, [at.cursor_ts, at.id]));
+          rows = last.rows;
+        }
+        if (last !== undefined) deepMs.push(last.ms);
+      }
+    }
+    results.push({
+      label,
+      p50: pct(first, 50),
+      p95: pct(first, 95),
+      deep50: deepMs.length ? pct(deepMs, 50) : undefined,
+      deep95: deepMs.length ? pct(deepMs, 95) : undefined,
+    });
+    log(`${label}: p50 ${pct(first, 50).toFixed(1)} ms, p95 ${pct(first, 95).toFixed(1)} ms`);
+  };
+  const page = 51;
+  const call = (extra) => (org, after) =>
+    toolCallsListQuery({ organizationId: org, take: page, after, ...extra });
+  await measure('calls: no filter', call({}), true);
+  await measure('calls: tool', call({ tool: 'tool_3' }), true);
+  await measure('calls: status (rare)', call({ status: 'VALIDATION_ERROR' }), true);
+  await measure(
+    'calls: person',
+    call({ userId: (await run(`SELECT md5('user-9')::uuid AS u`))[0].u }),
+    true,
+  );
+  await measure(
+    'calls: token',
+    call({ tokenId: (await run(`SELECT md5('token-7')::uuid AS t`))[0].t }),
+    true,
+  );
+  await measure('calls: client', call({ clientName: 'client-2' }), true);
+  await measure(
+    'calls: last 24 h',
+    call({ since: new Date(now.getTime() - 86_400_000).toISOString() }),
+    true,
+  );
+  const event = (extra) => (org, after) =>
+    auditEventsListQuery({ organizationId: org, take: page, after, ...extra });
+  await measure('audit: no filter', event({}), true);
+  await measure('audit: action', event({ action: 'portal_user.deleted' }), true);
+  await measure(
+    'audit: person',
+    event({ actorUserId: (await run(`SELECT md5('user-9')::uuid AS u`))[0].u }),
+    true,
+  );
+  await measure(
+    'audit: q = a (deleted) customer e-mail',
+    event({ q: 'customer12345@customers' }),
+    false,
+  );
+  await measure(
+    'confirmations: no filter',
+    (org, after) => confirmationsListQuery({ organizationId: org, take: page, after }),
+    false,
+  );
+  await measure(
+    'console: 24-h activity series',
+    (org) =>
+      toolCallSeriesQuery({
+        organizationId: org,
+        since: new Date(now.getTime() - 86_400_000).toISOString(),
+        until: now.toISOString(),
+      }),
+    false,
+  );
+
+  // A partition drop (the oldest day) while another connection inserts batches without pause.
+  const inserter = new pg.Client({ connectionString: url.toString() });
+  await inserter.connect();
+  let stop = false;
+  let worstInsertMs = 0;
+  const inserts = (async () => {
+    while (!stop) {
+      const t0 = process.hrtime.bigint();
+      await inserter.query(
+        `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, era, protocol_version, status,
+                                     is_error, duration_ms, request_id)
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), gen_random_uuid(), 'tool_1', '2026-07-28', '2026-07-28',
+                'ok', false, 1, 'req' FROM generate_series(1, 100)`,
+        [orgs[0]],
+      );
+      worstInsertMs = Math.max(worstInsertMs, Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 500));
+  const callsSpec = PARTITIONED_TABLES.find((s) => s.table === 'mcp_tool_calls');
+  const oldest = (await listPartitions(run, callsSpec))[0];
+  const rowsInOldest = (await run(`SELECT count(*)::int AS n FROM ${oldest.name}`))[0].n;
+  const baselineWorst = worstInsertMs;
+  worstInsertMs = 0;
+  const d0 = process.hrtime.bigint();
+  await run(`ALTER TABLE mcp_tool_calls DETACH PARTITION ${oldest.name} CONCURRENTLY`);
+  await run(`DROP TABLE ${oldest.name}`);
+  const dropMs = Number(process.hrtime.bigint() - d0) / 1e6;
+  await new Promise((r) => setTimeout(r, 300));
+  stop = true;
+  await inserts;
+  await inserter.end();
+
+  const sizes = await run(
+    `SELECT t.relname AS t,
+            sum(pg_table_size(c.oid))::bigint AS table_bytes, sum(pg_indexes_size(c.oid))::bigint AS index_bytes
+       FROM pg_class t JOIN pg_inherits i ON i.inhparent = t.oid JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE t.relname IN ('mcp_tool_calls', 'audit_events') GROUP BY t.relname`,
+  );
+  const counts = Object.fromEntries(
+    await Promise.all(
+      ['mcp_tool_calls', 'audit_events'].map(async (t) => [
+        t,
+        (await run(`SELECT count(*)::bigint AS n FROM ${t}`))[0].n,
+      ]),
+    ),
+  );
+  const ms = (x) => (x === undefined ? '–' : x.toFixed(1));
+  const lines = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on this repository's shared 2-core machine, Postgres ${(await run('SHOW server_version'))[0].server_version}, default settings:`,
+    `${CALLS.toLocaleString('en')} tool calls and ${EVENTS.toLocaleString('en')} audit events over ${ORGS} organisations and ${DAYS} days (generated in SQL; calls loaded in ${callsLoadS.toFixed(0)} s, events in ${eventsLoadS.toFixed(0)} s; the whole run ${((Date.now() - started) / 1000).toFixed(0)} s).`,
+    `Command: \`BENCH_HISTORY_CALLS=${CALLS} BENCH_HISTORY_EVENTS=${EVENTS} DATABASE_URL=… npm run bench:history -- --write-doc\`. ${RUNS} runs per line, each on another organisation; a page is 50 rows (51 fetched).`,
+    '',
+    '| statement | first page p50 | p95 | 50 cursors deep p50 | p95 |',
+    '| --- | --- | --- | --- | --- |',
+    ...results.map(
+      (r) =>
+        `| ${r.label} | ${ms(r.p50)} ms | ${ms(r.p95)} ms | ${ms(r.deep50)} ms | ${ms(r.deep95)} ms |`,
+    ),
+    '',
+    `Insert (the history writer's 100-row batch statement): ${emptyInsertUs.toFixed(1)} µs per row into the empty table, ${fullInsertUs.toFixed(1)} µs per row with the tables loaded (${((fullInsertUs / emptyInsertUs - 1) * 100).toFixed(0)} %).`,
+    `Partition drop (\`DETACH … CONCURRENTLY\` + \`DROP\`, the oldest day, ${rowsInOldest.toLocaleString('en')} rows) while another connection inserted 100-row batches without pause: ${dropMs.toFixed(0)} ms; the slowest insert batch during it ${worstInsertMs.toFixed(1)} ms (before it: ${baselineWorst.toFixed(1)} ms).`,
+    ...sizes.map((s) => {
+      const n = Number(counts[s.t]);
+      return `\`${s.t}\`: ${(Number(s.table_bytes) / n).toFixed(0)} table bytes and ${(Number(s.index_bytes) / n).toFixed(0)} index bytes per row (${n.toLocaleString('en')} rows).`;
+    }),
+  ];
+  const text = lines.join('\n');
+  process.stdout.write(`${text}\n`);
+  if (process.argv.includes('--write-doc') || process.env.BENCH_DOC === '1') {
+    await writeDocSection(join(root, 'docs/benchmarks.md'), 'history-postgres', text);
+  }
+} finally {
+  await db.end().catch(() => undefined);
+  await adminClient.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+  await adminClient.end();
+}
