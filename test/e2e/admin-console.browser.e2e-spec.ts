@@ -7,6 +7,7 @@ import { CHROMIUM_MISSING, launchChromium } from '../support/chromium.js';
 import { skipWhen } from '../support/skip.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import type { Json } from '../support/mcp-peers.js';
 import { firstUrl } from '../support/browser-agent.js';
 import { latestMailTo } from '../support/mail-drop.js';
 import {
@@ -197,6 +198,38 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await shot('console-audit');
   });
 
+  it('sets a tool’s confirmation policy by keyboard; the next MCP call follows it', async () => {
+    await page.getByRole('navigation', { name: 'Console' }).getByText('Policies').click();
+    await page.getByRole('heading', { name: 'Confirmation policies' }).waitFor();
+    const select = page.getByLabel('Who decides delete_account');
+    expect(await select.inputValue()).toBe('form');
+    // Keyboard only: the mode with the arrow keys, Tab past the expiry to Save, Enter.
+    await select.focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    expect(await select.inputValue()).toBe('approval');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe(
+      'Save the policy of delete_account',
+    );
+    await page.keyboard.press('Enter');
+    const saved = page.getByRole('status').filter({ hasText: 'Saved' });
+    await saved.waitFor();
+    expect(await saved.innerText()).toContain('Admin approval');
+    expect(await page.evaluate('document.activeElement?.getAttribute("role")')).toBe('status');
+    // The row now shows who changed it, at which version.
+    await page.locator('tr', { hasText: 'delete_account' }).getByText('version 1').waitFor();
+    await shot('console-policies');
+
+    const call = await modernToolCall(t.url, t.tokens.owner, 'delete_account', {
+      id: '00000000-0000-4000-8000-000000000001',
+    });
+    const refusal: Json = JSON.parse(String(call.body.result.content[0].text));
+    expect(refusal.error.code).toBe('confirmation_required');
+    expect(refusal.error.message).toContain('mode "approval"');
+  });
+
   it('revokes an OAuth client behind a confirmation dialog; its next MCP call is a 401', async () => {
     const before = await modernToolCall(t.url, t.tokens.oauth_reader, 'list_accounts', {});
     expect(before.status).toBe(200);
@@ -249,6 +282,7 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
       { path: confirmationHref ?? '/admin/confirmations', heading: /Confirmation/ },
       { path: '/admin/audit', heading: /^Audit trail$/ },
       { path: '/admin/tokens', heading: /^Connected clients and tokens$/ },
+      { path: '/admin/policies', heading: /^Confirmation policies$/ },
     ];
     const offScreen: string[] = [];
     try {

@@ -136,3 +136,29 @@ export async function startTestReplica(
     close: () => server.close(),
   };
 }
+
+/** Two replicas of one database (see {@link startTestReplica}); `close()` stops both. */
+export async function startReplicaPair(): Promise<{
+  a: TestServer;
+  b: TestServer;
+  close(): Promise<void>;
+}> {
+  const a = await startTestServer();
+  try {
+    const b = await startTestReplica(a);
+    return {
+      a,
+      b,
+      close: async () => {
+        try {
+          await b.close();
+        } finally {
+          await a.close();
+        }
+      },
+    };
+  } catch (err) {
+    await a.close();
+    throw err;
+  }
+}

@@ -8,6 +8,7 @@ import { ActivityPage } from './pages/activity.js';
 import { AuditPage } from './pages/audit.js';
 import { CallPage } from './pages/call.js';
 import { ConfirmationPage, ConfirmationsPage } from './pages/confirmations.js';
+import { PoliciesPage } from './pages/policies.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TokensPage } from './pages/tokens.js';
 import {
@@ -26,6 +27,7 @@ const NAV = [
   { href: '/admin/confirmations', label: 'Confirmations', permission: 'audit.read' },
   { href: '/admin/audit', label: 'Audit trail', permission: 'audit.read' },
   { href: '/admin/tokens', label: 'Clients and tokens', permission: 'admin' },
+  { href: '/admin/policies', label: 'Policies', permission: 'admin' },
 ] as const;
 
 export function App() {
@@ -179,7 +181,11 @@ function routes(
       <Route key="confirmation" path="/admin/confirmations/:id" component={ConfirmationPage} />,
       <Route key="audit" path="/admin/audit" component={AuditPage} />,
     );
-  if (admin) list.push(<Route key="tokens" path="/admin/tokens" component={TokensPage} />);
+  if (admin)
+    list.push(
+      <Route key="tokens" path="/admin/tokens" component={TokensPage} />,
+      <Route key="policies" path="/admin/policies" component={PoliciesPage} />,
+    );
   list.push(<Route key="default" default component={() => <NotHere first={first} />} />);
   return list;
 }

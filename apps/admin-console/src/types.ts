@@ -140,3 +140,14 @@ export interface Member {
   role: string;
   status: string;
 }
+
+/** `GET /v1/mcp/confirmation-policies`: one per tool that asks before it runs. */
+export interface ConfirmationPolicy {
+  tool: string;
+  title: string;
+  mode: 'form' | 'verified' | 'approval';
+  expiry_seconds: number;
+  version: number;
+  updated_at: string | null;
+  updated_by: string | null;
+}

@@ -18,6 +18,7 @@ import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { HistoryPartitionsModule } from '@app/history-partitions';
 import { McpHistoryModule } from '@app/mcp-history';
+import { ConfirmationPoliciesModule } from '@app/confirmation-policies';
 import { McpServerModule, mcpTransportErrorBody, wwwAuthenticateChallenge } from '@app/mcp-server';
 import { PortalUsersModule } from '@app/portal-users';
 import { AccountsModule } from '@app/accounts';
@@ -119,6 +120,7 @@ export class AppModule {
         OrgAdminModule,
         McpHistoryModule,
         HistoryPartitionsModule,
+        ConfirmationPoliciesModule,
         McpServerModule,
         // Testing only (the conformance fixtures, loaded by startServer under their flag).
         ...testingModules,

@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'person.sign_in_link_sent',
   'person.sign_in_refused',
   'person.signed_in',
+  'confirmation_policy.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -28,6 +29,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'token',
   'organization',
   'person',
+  'confirmation_policy',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 

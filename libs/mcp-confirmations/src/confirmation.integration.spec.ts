@@ -33,26 +33,19 @@ interface Replica {
   ledger: ConfirmationLedger;
 }
 
-function config(ttlSeconds = 600): AppConfig {
-  return Object.assign(new AppConfig(), {
-    serverSecretKeys: KEYS,
-    confirmationTtlSeconds: ttlSeconds,
-  });
-}
-
 /** One "replica": its own DataSource (own connection pool) and its own service instances. */
-async function replica(url: string, ttlSeconds = 600, poolSize = 10): Promise<Replica> {
+async function replica(url: string, poolSize = 10): Promise<Replica> {
   const ds = new DataSource({
     ...dataSourceOptions(url, poolSize),
     logging: false,
   });
   await ds.initialize();
-  return wire(ds, ttlSeconds);
+  return wire(ds);
 }
 
-function wire(ds: DataSource, ttlSeconds = 600): Replica {
+function wire(ds: DataSource): Replica {
   const ledger = new ConfirmationLedger(ds);
-  const service = new ConfirmationService(ledger, new RequestStateCodec(KEYS), config(ttlSeconds));
+  const service = new ConfirmationService(ledger, new RequestStateCodec(KEYS));
   return { ds, service, ledger };
 }
 
@@ -108,12 +101,13 @@ function askInput(p: Principal, over: Partial<AskInput> = {}): AskInput {
     protocolVersion: '2026-07-28',
     clientName: 'claude-code',
     requestId: `req-${randomBytes(4).toString('hex')}`,
+    policy: { version: 0, expirySeconds: 600 },
     ...over,
   };
 }
 
 function bindingOf(p: Principal, over: Partial<RedeemBinding> = {}): RedeemBinding {
-  return { ...p, tool: 'delete_portal_user', args: ARGS, ...over };
+  return { ...p, tool: 'delete_portal_user', args: ARGS, policyVersion: 0, ...over };
 }
 
 async function statusOf(
@@ -303,9 +297,9 @@ describe('confirmation ledger and service on a real database', () => {
   });
 
   it('with a TTL of 1 s the state lapses by itself: expired, and the row is closed', async () => {
-    const short = wire(a.ds, 1);
+    const short = wire(a.ds);
     const { requestState, confirmationId, expiresAt } = await short.service.ask(
-      askInput(principal),
+      askInput(principal, { policy: { version: 0, expirySeconds: 1 } }),
     );
     const lapse = Math.ceil(expiresAt.getTime() / 1000) * 1000 + 50 - Date.now();
     await new Promise((r) => setTimeout(r, Math.max(lapse, 0)));
@@ -470,7 +464,7 @@ describe('confirmation ledger and service on a real database', () => {
   it('the module wires the service from AppConfig and the app connection', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
-        ConfigModule.forRoot(config()),
+        ConfigModule.forRoot(Object.assign(new AppConfig(), { serverSecretKeys: KEYS })),
         DatabaseModule.forRoot(db.url, 2),
         McpConfirmationsModule,
       ],
@@ -491,7 +485,7 @@ describe('confirmation ledger and service on a real database', () => {
   describe('store down', () => {
     it('the database goes away after start: ask, redeem and inspect refuse with ConfirmationUnavailableError', async () => {
       const proxy = await cuttableProxy(db.url);
-      const r = await replica(proxy.url, 600, 2);
+      const r = await replica(proxy.url, 2);
       try {
         const before = await r.service.ask(askInput(principal)); // works while reachable
         await proxy.cut();

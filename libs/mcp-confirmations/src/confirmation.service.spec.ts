@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppConfig } from '@app/config';
 import { argumentsDigest } from '@app/common';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
 import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
@@ -50,11 +49,7 @@ function setup() {
     inspect: vi.spyOn(ledger, 'inspect'),
     expire: vi.spyOn(ledger, 'expire'),
   };
-  const config = Object.assign(new AppConfig(), {
-    serverSecretKeys: [KEY],
-    confirmationTtlSeconds: 600,
-  });
-  const service = new ConfirmationService(ledger, new RequestStateCodec([KEY]), config);
+  const service = new ConfirmationService(ledger, new RequestStateCodec([KEY]));
   return { service, spies, ledger };
 }
 
@@ -72,6 +67,7 @@ async function asked(s: ReturnType<typeof setup>, r = row(), args: unknown = { i
     protocolVersion: r.protocolVersion,
     clientName: undefined,
     requestId: r.requestId,
+    policy: { version: 2, expirySeconds: 600 },
   });
   const binding: RedeemBinding = {
     organizationId: r.organizationId,
@@ -79,6 +75,7 @@ async function asked(s: ReturnType<typeof setup>, r = row(), args: unknown = { i
     userId: r.userId,
     tool: r.tool,
     args,
+    policyVersion: 2,
   };
   const bound: ConfirmationBinding = {
     organizationId: r.organizationId,
@@ -129,6 +126,7 @@ describe('ConfirmationService (ledger stubbed)', () => {
         argumentsDigest: r.argumentsDigest,
         // Rounded up so the state never lapses before its row.
         expiresAtUnix: Math.ceil(r.expiresAt.getTime() / 1000),
+        policyVersion: 2,
       },
     });
   });
@@ -152,7 +150,6 @@ describe('ConfirmationService (ledger stubbed)', () => {
     const foreign = new ConfirmationService(
       s.ledger,
       new RequestStateCodec(['another-deployment-key-0123456789abcdef']),
-      new AppConfig(),
     );
     expect(await foreign.redeem(result.requestState, binding, 'decline')).toEqual({
       kind: 'tampered',
@@ -184,6 +181,16 @@ describe('ConfirmationService (ledger stubbed)', () => {
       untouched(s.spies);
     },
   );
+
+  it('a state asked under another policy version is superseded, checked before the ledger', async () => {
+    const s = setup();
+    const { result, binding } = await asked(s);
+    const changed = { ...binding, policyVersion: 3 };
+    const superseded = { kind: 'superseded', confirmationId: expect.any(String) };
+    expect(await s.service.redeem(result.requestState, changed, 'accept')).toEqual(superseded);
+    expect(await s.service.inspect(result.requestState, changed)).toEqual(superseded);
+    untouched(s.spies);
+  });
 
   it('the same arguments in another key order are the same call', async () => {
     const s = setup();

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { argumentsDigest, unreachable } from '@app/common';
-import { AppConfig } from '@app/config';
 import type { ConfirmationFilter } from './confirmation-list.query.js';
 import {
   ConfirmationLedger,
@@ -27,6 +26,8 @@ export interface AskInput {
   protocolVersion: string;
   clientName: string | null | undefined;
   requestId: string;
+  /** The tool's confirmation policy the question is asked under: its version, and how long it stays open. */
+  policy: { version: number; expirySeconds: number };
 }
 
 export interface AskResult {
@@ -42,6 +43,8 @@ export interface RedeemBinding {
   userId: string;
   tool: string;
   args: unknown;
+  /** The version of the tool's confirmation policy now: a question asked under another is superseded. */
+  policyVersion: number;
 }
 
 /**
@@ -66,6 +69,8 @@ export type TamperReason =
  * - `replayed`: already consumed or declined; nothing runs (`confirmation_replayed`).
  * - `expired`: lapsed, whatever the answer; ask again.
  * - `tampered`: refused before touching the ledger; nothing runs (JSON-RPC -32602).
+ * - `superseded`: asked under another version of the tool's policy than the one in force now; the
+ *   answer is not used (nothing runs) and the caller asks under the current policy.
  * One union for both `redeem` and `inspect`, so one exhaustive switch handles either.
  */
 export type RedeemOutcome =
@@ -74,6 +79,7 @@ export type RedeemOutcome =
   | { kind: 'pending'; confirmationId: string }
   | { kind: 'replayed'; confirmationId: string }
   | { kind: 'expired'; confirmationId: string }
+  | { kind: 'superseded'; confirmationId: string }
   | { kind: 'tampered'; reason: TamperReason };
 
 /** What `redeem` can answer: everything but `pending`. */
@@ -83,7 +89,7 @@ export type RedemptionOutcome = Exclude<RedeemOutcome, { kind: 'pending' }>;
 export type InspectOutcome = Exclude<RedeemOutcome, { kind: 'consumed' | 'declined' }>;
 
 type Checked =
-  | { tampered: Extract<RedeemOutcome, { kind: 'tampered' }> }
+  | { tampered: Extract<RedeemOutcome, { kind: 'tampered' | 'superseded' }> }
   | {
       tampered?: undefined;
       confirmationId: string;
@@ -104,7 +110,6 @@ export class ConfirmationService {
   constructor(
     private readonly ledger: ConfirmationLedger,
     private readonly codec: RequestStateCodec,
-    private readonly config: AppConfig,
   ) {}
 
   /** Records a pending confirmation and returns the `requestState` that references it. */
@@ -123,7 +128,7 @@ export class ConfirmationService {
         protocolVersion: input.protocolVersion,
         clientName: input.clientName ?? null,
         requestId: input.requestId,
-        ttlSeconds: this.config.confirmationTtlSeconds,
+        ttlSeconds: input.policy.expirySeconds,
       }),
     );
     const requestState = this.codec.sign({
@@ -135,6 +140,7 @@ export class ConfirmationService {
       argumentsDigest: confirmation.argumentsDigest,
       // Rounded up: the state never lapses before its row (the database's clock decides that).
       expiresAtUnix: Math.ceil(confirmation.expiresAt.getTime() / 1000),
+      policyVersion: input.policy.version,
     });
     return { confirmationId: confirmation.id, requestState, expiresAt: confirmation.expiresAt };
   }
@@ -229,6 +235,9 @@ export class ConfirmationService {
     const claims = verdict.claims;
     const mismatch = bindingMismatch(claims, binding);
     if (mismatch !== undefined) return { tampered: { kind: 'tampered', reason: mismatch } };
+    if (claims.policyVersion !== binding.policyVersion) {
+      return { tampered: { kind: 'superseded', confirmationId: claims.confirmationId } };
+    }
     return {
       confirmationId: claims.confirmationId,
       bound: {

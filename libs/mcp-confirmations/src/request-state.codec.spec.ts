@@ -19,6 +19,7 @@ function claims(over: Partial<RequestStateClaims> = {}): RequestStateClaims {
     tool: 'delete_portal_user',
     argumentsDigest: 'ab'.repeat(32),
     expiresAtUnix: 1_900_000_000,
+    policyVersion: 3,
     ...over,
   };
 }
@@ -57,10 +58,10 @@ describe('RequestStateCodec', () => {
     expect(codec.verify(state)).toEqual({ ok: true, claims: c });
   });
 
-  it('carries the versioned payload { v:1, cid, org, tok, usr, tool, dig, exp }', () => {
+  it('carries the versioned payload { v:2, cid, org, tok, usr, tool, dig, exp, pv }', () => {
     const c = claims();
     expect(payloadOf(codec.sign(c))).toEqual({
-      v: 1,
+      v: 2,
       cid: c.confirmationId,
       org: c.organizationId,
       tok: c.tokenId,
@@ -68,11 +69,26 @@ describe('RequestStateCodec', () => {
       tool: c.tool,
       dig: c.argumentsDigest,
       exp: c.expiresAtUnix,
+      pv: c.policyVersion,
     });
   });
 
+  it('reads a version 1 state (signed before policies existed) as policy version 0', () => {
+    const c = claims();
+    const { pv: _pv, ...v1 } = { ...payloadOf(codec.sign(c)), v: 1 } as Record<string, unknown>;
+    expect(codec.verify(forge(KEY_A, JSON.stringify(v1)))).toEqual({
+      ok: true,
+      claims: { ...c, policyVersion: 0 },
+    });
+    // …but a version 1 payload carrying `pv`, or a version 2 one without it, is not ours.
+    expect(codec.verify(forge(KEY_A, JSON.stringify({ ...v1, pv: 3 }))).ok).toBe(false);
+    const { pv: _gone, ...v2 } = payloadOf(codec.sign(c));
+    expect(codec.verify(forge(KEY_A, JSON.stringify(v2))).ok).toBe(false);
+  });
+
   it.each([
-    ['v', 2],
+    ['v', 1],
+    ['pv', 4],
     ['cid', randomUUID()],
     ['org', randomUUID()],
     ['tok', randomUUID()],
@@ -166,8 +182,11 @@ describe('RequestStateCodec', () => {
     const good = payloadOf(codec.sign(claims()));
     const { exp: _exp, ...withoutExp } = good;
     for (const payload of [
-      { ...good, v: 2 },
+      { ...good, v: 3 },
       { ...good, admin: true },
+      { ...good, pv: -1 },
+      { ...good, pv: 1.5 },
+      { ...good, pv: '3' },
       withoutExp,
       { ...good, cid: 'not-a-uuid' },
       { ...good, dig: 'XYZ' },

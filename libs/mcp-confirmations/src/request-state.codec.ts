@@ -14,14 +14,23 @@ export interface RequestStateClaims {
   argumentsDigest: string;
   /** Unix seconds. */
   expiresAtUnix: number;
+  /**
+   * The version of the tool's confirmation policy the question was asked under (0: the default,
+   * never set; also every state signed before policies existed).
+   */
+  policyVersion: number;
 }
 
 export type RequestStateVerdict =
   { ok: true; claims: RequestStateClaims } | { ok: false; reason: 'malformed' | 'bad_mac' };
 
-/** The wire payload, version 1. Key order is fixed by {@link RequestStateCodec.sign}. */
-interface PayloadV1 {
-  v: 1;
+/**
+ * The wire payload, version 2 (version 1 had no `pv`: read as policy version 0, so a state issued
+ * before an upgrade still redeems under a policy nobody has set). Key order is fixed by
+ * {@link RequestStateCodec.sign}.
+ */
+interface PayloadV2 {
+  v: 2;
   cid: string;
   org: string;
   tok: string;
@@ -29,9 +38,11 @@ interface PayloadV1 {
   tool: string;
   dig: string;
   exp: number;
+  pv: number;
 }
 
-const PAYLOAD_KEYS = ['v', 'cid', 'org', 'tok', 'usr', 'tool', 'dig', 'exp'] as const;
+const PAYLOAD_KEYS_V1 = ['v', 'cid', 'org', 'tok', 'usr', 'tool', 'dig', 'exp'] as const;
+const PAYLOAD_KEYS = [...PAYLOAD_KEYS_V1, 'pv'] as const;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGEST = /^[0-9a-f]{64}$/;
@@ -53,8 +64,8 @@ export class RequestStateCodec {
   }
 
   sign(claims: RequestStateClaims): string {
-    const payload: PayloadV1 = {
-      v: 1,
+    const payload: PayloadV2 = {
+      v: 2,
       cid: claims.confirmationId,
       org: claims.organizationId,
       tok: claims.tokenId,
@@ -62,6 +73,7 @@ export class RequestStateCodec {
       tool: claims.tool,
       dig: claims.argumentsDigest,
       exp: claims.expiresAtUnix,
+      pv: claims.policyVersion,
     };
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     const state = `${body}.${mac(this.keys[0], body).toString('base64url')}`;
@@ -116,13 +128,18 @@ function parsePayload(body: string): RequestStateClaims | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const p: { [K in (typeof PAYLOAD_KEYS)[number]]?: unknown } = value;
+  const expected = p.v === 1 ? PAYLOAD_KEYS_V1 : PAYLOAD_KEYS;
   const keys = Object.keys(value);
-  if (keys.length !== PAYLOAD_KEYS.length || !PAYLOAD_KEYS.every((k) => Object.hasOwn(value, k))) {
+  if (keys.length !== expected.length || !expected.every((k) => Object.hasOwn(value, k))) {
     return undefined;
   }
-  const p: { [K in (typeof PAYLOAD_KEYS)[number]]?: unknown } = value;
+  const policyVersion = p.v === 1 ? 0 : p.pv;
   if (
-    p.v !== 1 ||
+    (p.v !== 1 && p.v !== 2) ||
+    typeof policyVersion !== 'number' ||
+    !Number.isSafeInteger(policyVersion) ||
+    policyVersion < 0 ||
     !isUuid(p.cid) ||
     !isUuid(p.org) ||
     !isUuid(p.tok) ||
@@ -145,6 +162,7 @@ function parsePayload(body: string): RequestStateClaims | undefined {
     tool: p.tool,
     argumentsDigest: p.dig,
     expiresAtUnix: p.exp,
+    policyVersion,
   };
 }
 

@@ -84,6 +84,8 @@ export class ClientInput {
       tool: stepName,
       argumentsDigest: argumentsDigest(params.arguments ?? {}),
       expiresAtUnix: Math.floor(Date.now() / 1000) + STATE_TTL_SECONDS,
+      // The fixtures' steps follow no organisation's policy: the default's version.
+      policyVersion: 0,
     });
   }
 

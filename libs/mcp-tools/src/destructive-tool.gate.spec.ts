@@ -2,6 +2,7 @@
 import { Logger } from '@nestjs/common';
 import { describe, expect, it, vi } from 'vitest';
 import { ROLE_PERMISSIONS } from '@app/access-vocabulary';
+import type { ConfirmationPolicyReader, ConfirmationPolicy } from '@app/confirmation-policies';
 import type { CallerContext } from '@app/identity';
 import {
   ConfirmationUnavailableError,
@@ -48,8 +49,23 @@ function setup(
     redeem?: RedeemOutcome | Error;
     inspect?: RedeemOutcome;
     ask?: Error;
+    policy?: Partial<ConfirmationPolicy> | Error;
   } = {},
 ) {
+  const policyFor = vi.fn<ConfirmationPolicyReader['policyFor']>((_org, name) =>
+    opts.policy instanceof Error
+      ? Promise.reject(opts.policy)
+      : Promise.resolve({
+          tool: name,
+          mode: 'form',
+          expirySeconds: 600,
+          version: 0,
+          id: null,
+          updatedAt: null,
+          updatedBy: null,
+          ...opts.policy,
+        }),
+  );
   const asked: AskInput[] = [];
   const ask = vi.fn<ConfirmationService['ask']>((input: AskInput) => {
     if (opts.ask !== undefined) return Promise.reject(opts.ask);
@@ -87,12 +103,13 @@ function setup(
   });
   const gate = new DestructiveToolGate(
     { ask, redeem, inspect } as unknown as ConfirmationService,
+    { policyFor } as unknown as ConfirmationPolicyReader,
     { dispatch } as unknown as RestDispatcher,
     { recordConfirmation } as unknown as MetricsService,
   );
   const check = (params: Record<string, unknown>, c = ctx()): Promise<GateDecision> =>
     gate.check(tool, spec, args, params, c, caller);
-  return { check, asked, lookups, recorded, redeem };
+  return { check, asked, lookups, recorded, redeem, inspect };
 }
 
 describe('DestructiveToolGate', () => {
@@ -229,6 +246,70 @@ describe('DestructiveToolGate', () => {
     expect(s.asked).toHaveLength(0);
     expect(s.recorded).toEqual(['refused_unavailable']);
     expect(logged).toHaveBeenCalledOnce();
+    logged.mockRestore();
+  });
+
+  it('asks under the policy in force: its version and expiry go with the question', async () => {
+    const s = setup({ policy: { version: 4, expirySeconds: 120 } });
+    expect(await s.check({})).toMatchObject({ kind: 'input_required' });
+    expect(s.asked[0]?.policy).toEqual({ version: 4, expirySeconds: 120 });
+  });
+
+  it('the answer is redeemed against the policy version in force now', async () => {
+    const s = setup({
+      policy: { version: 7 },
+      redeem: { kind: 'consumed', confirmationId: 'conf-1' },
+    });
+    await s.check({
+      requestState: 'state',
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(s.redeem.mock.calls[0]?.[1]).toMatchObject({ policyVersion: 7 });
+  });
+
+  it('an answer given under another policy version decides nothing: asked again, nothing runs', async () => {
+    const s = setup({ redeem: { kind: 'superseded', confirmationId: 'old' } });
+    const decision = await s.check({
+      requestState: 's',
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    });
+    expect(decision).toMatchObject({ kind: 'input_required', confirmationId: 'conf-new' });
+    expect(s.recorded).toEqual(['superseded', 'asked']);
+  });
+
+  it.each(['verified', 'approval'] as const)(
+    'a %s policy this client cannot satisfy is confirmation_required naming the mode; nothing is asked or redeemed',
+    async (mode) => {
+      const s = setup({ policy: { mode, version: 2 } });
+      for (const params of [
+        {},
+        {
+          requestState: 's',
+          inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+        },
+      ]) {
+        const decision = await s.check(params);
+        expect(decision).toMatchObject({
+          kind: 'refused',
+          envelope: { error: { code: 'confirmation_required' } },
+        });
+        const message = decision.kind === 'refused' ? decision.envelope.error.message : '';
+        expect(message).toContain(`mode "${mode}"`);
+      }
+      expect(s.asked).toHaveLength(0);
+      expect(s.redeem).not.toHaveBeenCalled();
+      expect(s.inspect).not.toHaveBeenCalled();
+    },
+  );
+
+  it('policies that cannot be read refuse the call (confirmation_unavailable); nothing runs', async () => {
+    const logged = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const s = setup({ policy: new Error('database down') });
+    expect(await s.check({})).toMatchObject({
+      kind: 'refused',
+      envelope: { error: { code: 'confirmation_unavailable' } },
+    });
+    expect(s.asked).toHaveLength(0);
     logged.mockRestore();
   });
 });

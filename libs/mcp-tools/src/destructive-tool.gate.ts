@@ -1,6 +1,7 @@
 import { isJsonObject, sanitizeForPrompt, unreachable } from '@app/common';
 import { Injectable, Logger } from '@nestjs/common';
 import { CONFIRMATION_REFUSAL_CODES, toEnvelope, type ErrorEnvelope } from '@app/errors';
+import { ConfirmationPolicyReader, type ConfirmationPolicy } from '@app/confirmation-policies';
 import type { CallerContext } from '@app/identity';
 import {
   CONFIRMATION_INPUT_KEY,
@@ -35,11 +36,13 @@ export function declaresFormElicitation(capabilities: Record<string, unknown>): 
 }
 
 /**
- * A destructive tool runs only after the person confirms, once per confirmation. 2026-07-28 with
- * form elicitation: read the target (the question names it; a missing one is the API's 404) → ask
- * (input_required) → the retry redeems the ledger row atomically → run. The endpoint itself answers
- * NOT_FOUND if the target went away meanwhile. Anything else gets `confirmation_required`; nothing
- * runs.
+ * A destructive tool runs only after the decision its organisation's confirmation policy asks for,
+ * once per decision. The policy is read on every call (the replica's cache, current within a
+ * second of a change). `form` with a 2026-07-28 client declaring form elicitation: read the target
+ * (the question names it; a missing one is the API's 404) → ask (input_required) → the retry
+ * redeems the ledger row atomically, under the same policy version → run. The endpoint itself
+ * answers NOT_FOUND if the target went away meanwhile. Anything else gets `confirmation_required`;
+ * nothing runs.
  */
 @Injectable()
 export class DestructiveToolGate {
@@ -47,6 +50,7 @@ export class DestructiveToolGate {
 
   constructor(
     private readonly confirmations: ConfirmationService,
+    private readonly policies: ConfirmationPolicyReader,
     private readonly dispatcher: RestDispatcher,
     private readonly metrics: MetricsService,
   ) {}
@@ -66,22 +70,26 @@ export class DestructiveToolGate {
       if ('envelope' in target)
         return { kind: 'refused', confirmationId: null, envelope: target.envelope };
     }
-    if (ctx.era === 'legacy' || !declaresFormElicitation(ctx.clientCapabilities)) {
-      return refused(
-        null,
-        'confirmation_required',
-        `${tool.def.name} is destructive and runs only after the person confirms it, which needs a client on ` +
-          'protocol revision 2026-07-28 that declares form elicitation. Nothing was run.',
-      );
-    }
-    const binding = {
-      organizationId: caller.principal.organizationId,
-      tokenId: caller.principal.tokenId,
-      userId: caller.principal.userId,
-      tool: tool.def.name,
-      args,
-    };
     try {
+      const policy = await this.policyOf(caller, tool.def.name);
+      if (policy.mode !== 'form')
+        return refused(null, 'confirmation_required', unusable(tool, policy));
+      if (ctx.era === 'legacy' || !declaresFormElicitation(ctx.clientCapabilities)) {
+        return refused(
+          null,
+          'confirmation_required',
+          `${tool.def.name} is destructive and runs only after the person confirms it, which needs a client on ` +
+            'protocol revision 2026-07-28 that declares form elicitation. Nothing was run.',
+        );
+      }
+      const binding = {
+        organizationId: caller.principal.organizationId,
+        tokenId: caller.principal.tokenId,
+        userId: caller.principal.userId,
+        tool: tool.def.name,
+        args,
+        policyVersion: policy.version,
+      };
       const state = params.requestState;
       if (state !== undefined) {
         if (typeof state !== 'string')
@@ -98,9 +106,9 @@ export class DestructiveToolGate {
           answer === 'missing'
             ? await this.confirmations.inspect(state, binding)
             : await this.confirmations.redeem(state, binding, answer);
-        return await this.afterRedeem(outcome, tool, spec, args, ctx, caller);
+        return await this.afterRedeem(outcome, tool, spec, args, ctx, caller, policy);
       }
-      return await this.ask(tool, spec, args, ctx, caller);
+      return await this.ask(tool, spec, args, ctx, caller, policy);
     } catch (err) {
       if (err instanceof ConfirmationUnavailableError) {
         this.metrics.recordConfirmation('refused_unavailable');
@@ -123,6 +131,7 @@ export class DestructiveToolGate {
     args: Record<string, unknown>,
     ctx: McpRequestContext,
     caller: CallerContext,
+    policy: ConfirmationPolicy,
   ): Promise<GateDecision> {
     switch (outcome.kind) {
       case 'tampered':
@@ -136,10 +145,14 @@ export class DestructiveToolGate {
         );
       case 'expired':
         this.metrics.recordConfirmation('expired');
-        return this.ask(tool, spec, args, ctx, caller);
+        return this.ask(tool, spec, args, ctx, caller, policy);
+      case 'superseded':
+        // Asked under another version of the policy: that answer decides nothing; ask under this one.
+        this.metrics.recordConfirmation('superseded');
+        return this.ask(tool, spec, args, ctx, caller, policy);
       case 'pending':
         // The answer was missing (or not a clear yes/no): ask the same question again.
-        return this.ask(tool, spec, args, ctx, caller);
+        return this.ask(tool, spec, args, ctx, caller, policy);
       case 'replayed':
         this.metrics.recordConfirmation('replayed');
         return refused(
@@ -168,6 +181,7 @@ export class DestructiveToolGate {
     args: Record<string, unknown>,
     ctx: McpRequestContext,
     caller: CallerContext,
+    policy: ConfirmationPolicy,
   ): Promise<GateDecision> {
     const target = await this.readTarget(spec, args, caller);
     if ('envelope' in target)
@@ -185,6 +199,7 @@ export class DestructiveToolGate {
       protocolVersion: ctx.protocolVersion,
       clientName: caller.clientName,
       requestId: caller.requestId,
+      policy: { version: policy.version, expirySeconds: policy.expirySeconds },
     });
     this.metrics.recordConfirmation('asked');
     return {
@@ -193,6 +208,15 @@ export class DestructiveToolGate {
       inputRequests: { [CONFIRMATION_INPUT_KEY]: elicitationRequest(message) },
       requestState: asked.requestState,
     };
+  }
+
+  /** The tool's policy now; a store that cannot answer refuses the call like the ledger's. */
+  private async policyOf(caller: CallerContext, tool: string): Promise<ConfirmationPolicy> {
+    try {
+      return await this.policies.policyFor(caller.principal.organizationId, tool);
+    } catch (err) {
+      throw new ConfirmationUnavailableError(err);
+    }
   }
 
   /** Reads the record through its REST endpoint (so 404 and cross-tenant rules are the API's). */
@@ -218,6 +242,19 @@ function refused(
   message: string,
 ): GateDecision {
   return { kind: 'refused', confirmationId, envelope: toEnvelope(code, message) };
+}
+
+/** Why a policy this server cannot satisfy for any client refuses the call (who can change it). */
+function unusable(tool: CompiledTool, policy: ConfirmationPolicy): string {
+  const needs =
+    policy.mode === 'approval'
+      ? 'a second admin approves it'
+      : 'the person who authorized this client confirms it on this server’s own page';
+  return (
+    `${tool.def.name} is destructive and the organisation’s confirmation policy says it runs only after ` +
+    `${needs} (mode "${policy.mode}"), which this server cannot arrange for this client yet. ` +
+    'Nothing was run. An organisation admin can change the policy.'
+  );
 }
 
 /** A record field as question text: strings as they are, other JSON values as JSON, none as ''. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AccessModule } from '@app/access';
+import { ConfirmationPolicyReaderModule } from '@app/confirmation-policies';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
 import { ToolCallHistoryModule } from '@app/mcp-history';
@@ -21,6 +22,7 @@ import { ToolExecutor } from './tool-executor.js';
     AccessModule,
     McpConfirmationsModule,
     ToolCallHistoryModule,
+    ConfirmationPolicyReaderModule,
   ],
   providers: [
     RestDispatcher,

@@ -1,5 +1,6 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- test doubles stand in for the Nest providers the executor receives
 import { describe, expect, it, vi } from 'vitest';
+import { PolicyTools } from '@app/confirmation-policies';
 import {
   AccessPolicy,
   ActiveMembershipCheck,
@@ -61,6 +62,7 @@ function setup(answers: { rest?: RestResponse[]; gate?: GateDecision } = {}) {
     { dispatch } as unknown as RestDispatcher,
     { check } as unknown as DestructiveToolGate,
     { completed } as unknown as ToolCallObserver,
+    new PolicyTools(),
   );
   return { executor, dispatched, observed, check };
 }

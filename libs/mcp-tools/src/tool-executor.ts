@@ -2,6 +2,7 @@ import { isJsonObject, normalizeClientString, unreachable } from '@app/common';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
+import { PolicyTools } from '@app/confirmation-policies';
 import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
@@ -78,16 +79,22 @@ export class ToolExecutor implements OnApplicationBootstrap {
     private readonly dispatcher: RestDispatcher,
     private readonly gate: DestructiveToolGate,
     private readonly observer: ToolCallObserver,
+    private readonly policyTools: PolicyTools,
   ) {}
 
-  /** A tool whose endpoint (or confirmation lookup) cannot be dispatched to fails the start-up. */
+  /**
+   * A tool whose endpoint (or confirmation lookup) cannot be dispatched to fails the start-up.
+   * Every tool that asks before it runs is one an organisation can set a confirmation policy for.
+   */
   onApplicationBootstrap(): void {
     for (const name of this.catalog.names()) {
       const def = this.catalog.get(name)?.def;
       if (def === undefined) continue;
       this.dispatcher.assertDispatchable(def.endpoint);
-      if (def.confirmation !== undefined)
+      if (def.confirmation !== undefined) {
         this.dispatcher.assertDispatchable(def.confirmation.lookup);
+        this.policyTools.declare([{ name: def.name, title: def.annotations.title }]);
+      }
     }
   }
 

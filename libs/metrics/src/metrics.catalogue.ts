@@ -119,6 +119,7 @@ export const CONFIRMATION_OUTCOMES = [
   'declined',
   'replayed',
   'expired',
+  'superseded',
   'refused_unavailable',
   'tampered',
 ] as const;

@@ -18,6 +18,7 @@ import { Dpop1764930000000 } from './1764930000000-dpop.js';
 import { OauthTokensAudience1765000000000 } from './1765000000000-oauth-tokens-audience.js';
 import { TraceIds1765200000000 } from './1765200000000-trace-ids.js';
 import { PartitionHistory1765300000000 } from './1765300000000-partition-history.js';
+import { ConfirmationPolicies1765400000000 } from './1765400000000-confirmation-policies.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -44,4 +45,5 @@ export const MIGRATIONS = [
   OauthTokensAudience1765000000000,
   TraceIds1765200000000,
   PartitionHistory1765300000000,
+  ConfirmationPolicies1765400000000,
 ];

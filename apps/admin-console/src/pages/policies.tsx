@@ -1,0 +1,214 @@
+import { Fragment } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError } from '../api.js';
+import { PersonName } from '../components/names.js';
+import { ErrorNote, Loading } from '../components/states.js';
+import { Ago } from '../components/time.js';
+import type { ConfirmationPolicy } from '../types.js';
+import { useApi } from '../use-api.js';
+
+const MODES: { value: ConfirmationPolicy['mode']; label: string; means: string }[] = [
+  {
+    value: 'form',
+    label: 'Form (default)',
+    means:
+      'The agent’s own client shows the person a confirmation form (2026-07-28 clients that declare form elicitation).',
+  },
+  {
+    value: 'verified',
+    label: 'Verified person',
+    means:
+      'The person who authorized the client confirms on this server’s own page while signed in. Not offered to MCP clients yet: calls are refused with confirmation_required and nothing runs.',
+  },
+  {
+    value: 'approval',
+    label: 'Admin approval',
+    means:
+      'Another member with the admin permission approves or denies the call in this console. Not offered to MCP clients yet: calls are refused with confirmation_required and nothing runs.',
+  },
+];
+
+/**
+ * How each tool that asks before it runs is confirmed, and how long a question stays open. A
+ * change is versioned: it is refused if someone changed the policy since the page loaded it, and
+ * a question asked under the older version is asked again.
+ */
+export function PoliciesPage() {
+  const list = useApi<{ data: ConfirmationPolicy[] }>('/v1/mcp/confirmation-policies');
+  const [saved, setSaved] = useState<ConfirmationPolicy | null>(null);
+  const notice = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (saved !== null) notice.current?.focus();
+  }, [saved]);
+
+  return (
+    <section aria-labelledby="policies-title">
+      <header class="page-header">
+        <h1 id="policies-title">Confirmation policies</h1>
+      </header>
+      <p>
+        Before a destructive tool runs, a person decides. Choose per tool who decides and how long
+        the question stays open. Every replica follows a change from the next call on (within a
+        second).
+      </p>
+      <dl class="facts">
+        {MODES.map((m) => (
+          <Fragment key={m.value}>
+            <dt>{m.label}</dt>
+            <dd>{m.means}</dd>
+          </Fragment>
+        ))}
+      </dl>
+      {saved ? (
+        <p class="notice" role="status" tabIndex={-1} ref={notice}>
+          Saved <strong>{saved.tool}</strong>: {labelOf(saved.mode)}, questions open for{' '}
+          {minutes(saved.expiry_seconds)} (version {saved.version}). Questions asked under an
+          earlier version are asked again.
+        </p>
+      ) : null}
+      <ErrorNote error={list.error} />
+      {list.data === undefined ? (
+        list.error ? null : (
+          <Loading what="policies" />
+        )
+      ) : list.data.data.length === 0 ? (
+        <p class="empty">No tool asks before it runs.</p>
+      ) : (
+        <div class="table-scroll">
+          <table class="rows">
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col">Who decides</th>
+                <th scope="col">Open for (minutes)</th>
+                <th scope="col">Changed</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((p) => (
+                <PolicyRow
+                  key={`${p.tool}:${p.version}`}
+                  policy={p}
+                  onSaved={(done) => {
+                    setSaved(done);
+                    list.reload();
+                  }}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function PolicyRow(props: {
+  policy: ConfirmationPolicy;
+  onSaved: (p: ConfirmationPolicy) => void;
+}) {
+  const p = props.policy;
+  const [mode, setMode] = useState(p.mode);
+  const [openFor, setOpenFor] = useState(String(p.expiry_seconds / 60));
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>();
+  const seconds = Math.round(Number(openFor) * 60);
+  const valid = Number.isFinite(seconds) && seconds >= 60 && seconds <= 604_800;
+  const changed = mode !== p.mode || seconds !== p.expiry_seconds;
+
+  const save = async (): Promise<void> => {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      const done = await api<ConfirmationPolicy>(`/v1/mcp/confirmation-policies/${p.tool}`, {
+        method: 'PATCH',
+        body: { mode, expiry_seconds: seconds, version: p.version },
+      });
+      props.onSaved(done);
+    } catch (err) {
+      setFailure(err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <tr>
+      <td data-label="Tool">
+        <strong>{p.title}</strong>
+        <div class="muted small">
+          <code>{p.tool}</code>
+        </div>
+      </td>
+      <td data-label="Who decides">
+        <select
+          name={`mode-${p.tool}`}
+          aria-label={`Who decides ${p.tool}`}
+          value={mode}
+          onChange={(e) => setMode(modeOf(e.currentTarget.value))}
+        >
+          {MODES.map((m) => (
+            <option key={m.value} value={m.value}>
+              {m.label}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td data-label="Open for">
+        <input
+          type="number"
+          name={`expiry-${p.tool}`}
+          aria-label={`Minutes a question about ${p.tool} stays open`}
+          min={1}
+          max={10_080}
+          step="any"
+          value={openFor}
+          onInput={(e) => setOpenFor(e.currentTarget.value)}
+          aria-invalid={!valid}
+        />
+        {valid ? null : <div class="error small">1 minute to 7 days</div>}
+      </td>
+      <td data-label="Changed">
+        {p.updated_at === null ? (
+          <span class="muted">never (default)</span>
+        ) : (
+          <>
+            <Ago iso={p.updated_at} /> by <PersonName id={p.updated_by} />
+            <div class="muted small">version {p.version}</div>
+          </>
+        )}
+        {failure ? (
+          <p class="error" role="alert">
+            {failure}
+          </p>
+        ) : null}
+      </td>
+      <td data-label="">
+        <button
+          type="button"
+          disabled={!changed || !valid || busy}
+          onClick={() => void save()}
+          aria-label={`Save the policy of ${p.tool}`}
+        >
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+function modeOf(value: string): ConfirmationPolicy['mode'] {
+  return MODES.find((m) => m.value === value)?.value ?? 'form';
+}
+
+function labelOf(mode: ConfirmationPolicy['mode']): string {
+  return MODES.find((m) => m.value === mode)?.label ?? mode;
+}
+
+function minutes(seconds: number): string {
+  const m = seconds / 60;
+  return `${Number.isInteger(m) ? m : m.toFixed(1)} minute${m === 1 ? '' : 's'}`;
+}

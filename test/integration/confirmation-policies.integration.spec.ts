@@ -1,0 +1,212 @@
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Json } from '../support/mcp-peers.js';
+import {
+  answer,
+  askedOf,
+  confirmationIdOf,
+  createPortalUser,
+  modernToolCall,
+  portalUserStatus,
+  toolErrorCode,
+} from '../support/mcp-confirmation-fixtures.js';
+import { startReplicaPair, type TestServer } from '../support/test-server.js';
+
+/**
+ * Confirmation policies (PRODUCT §4.1) over REST and through the tool executor, on two replicas of
+ * one database: the list and its default, who may change a policy, the audit event, optimistic
+ * versions, a change reaching the other replica's next call within 1 s, and a decision made under
+ * an older policy version refused.
+ */
+const BOUND_MS = 1_000;
+const PATH = '/v1/mcp/confirmation-policies';
+
+let a: TestServer;
+let b: TestServer;
+let pair: Awaited<ReturnType<typeof startReplicaPair>> | undefined;
+
+beforeAll(async () => {
+  pair = await startReplicaPair();
+  ({ a, b } = pair);
+}, 180_000);
+
+afterAll(() => pair?.close());
+
+async function policies(t: TestServer): Promise<Json[]> {
+  const res = await t.request(PATH, { token: 'owner' });
+  expect(res.status).toBe(200);
+  const body: Json = await res.json();
+  return body.data;
+}
+
+async function setPolicy(
+  t: TestServer,
+  tool: string,
+  body: Record<string, unknown>,
+  token = 'owner',
+): Promise<{ status: number; body: Json }> {
+  const res = await t.request(`${PATH}/${tool}`, { method: 'PATCH', token, json: body });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Polls `t` with a fresh delete until its answer satisfies `done`; how long that took after `since`. */
+async function until(t: TestServer, done: (res: Json) => boolean, since: number): Promise<number> {
+  const target = await createPortalUser(a);
+  for (;;) {
+    const res = await modernToolCall(t.url, t.tokens.owner, 'delete_portal_user', {
+      id: target.id,
+    });
+    const elapsed = performance.now() - since;
+    if (done(res.body)) return elapsed;
+    if (elapsed > BOUND_MS * 3) throw new Error(`still ${JSON.stringify(res.body.result)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The policy version a question's `requestState` was signed under. */
+function policyVersionOf(body: Json): number {
+  const state = String(body.result.requestState);
+  return JSON.parse(Buffer.from(state.slice(0, state.indexOf('.')), 'base64url').toString()).pv;
+}
+
+const asks = (body: Json): boolean => body.result?.resultType === 'input_required';
+const refusedRequired = (body: Json): boolean =>
+  toolErrorCode(body.result) === 'confirmation_required';
+
+describe('confirmation policies', () => {
+  it('lists every destructive tool with the default: form, the server TTL, version 0', async () => {
+    expect(await policies(a)).toEqual([
+      expect.objectContaining({
+        tool: 'delete_account',
+        mode: 'form',
+        expiry_seconds: 600,
+        version: 0,
+        updated_at: null,
+        updated_by: null,
+      }),
+      expect.objectContaining({ tool: 'delete_portal_user', mode: 'form', version: 0 }),
+    ]);
+  });
+
+  it('needs the admin permission and the org:admin scope', async () => {
+    const member = await a.request(PATH, { token: 'member' });
+    expect(member.status).toBe(403);
+    const refusal: Json = await member.json();
+    expect(refusal.error.code).toBe('insufficient_permission');
+    const change = await setPolicy(a, 'delete_account', { mode: 'approval' }, 'readonly_pat');
+    expect(change.status).toBe(403);
+    expect(change.body.error.code).toBe('insufficient_scope');
+    expect((await policies(a)).find((p) => p.tool === 'delete_account').version).toBe(0);
+  });
+
+  it('refuses an unknown tool, a tool that does not ask, a bad mode or expiry', async () => {
+    expect((await setPolicy(a, 'no_such_tool', { mode: 'form' })).status).toBe(404);
+    expect((await setPolicy(a, 'list_accounts', { mode: 'approval' })).status).toBe(404);
+    const mode = await setPolicy(a, 'delete_account', { mode: 'none' });
+    expect(mode.status).toBe(422);
+    expect(mode.body.error.details).toEqual([{ field: 'mode', message: expect.any(String) }]);
+    const expiry = await setPolicy(a, 'delete_account', { mode: 'form', expiry_seconds: 5 });
+    expect(expiry.status).toBe(422);
+  });
+
+  it('a change is versioned and audited; an edit of an older version is a CONFLICT', async () => {
+    const first = await setPolicy(a, 'delete_account', {
+      mode: 'approval',
+      expiry_seconds: 3600,
+      version: 0,
+    });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ mode: 'approval', expiry_seconds: 3600, version: 1 });
+    expect(first.body.updated_by).toEqual(expect.any(String));
+
+    const stale = await setPolicy(a, 'delete_account', { mode: 'form', version: 0 });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('CONFLICT');
+
+    // Unchanged values: no new version, no audit event.
+    const same = await setPolicy(a, 'delete_account', { mode: 'approval', version: 1 });
+    expect(same.body.version).toBe(1);
+
+    const events = await a.request('/v1/audit-events?action=confirmation_policy.updated', {
+      token: 'owner',
+    });
+    const listed: Json = await events.json();
+    const data: Json[] = listed.data;
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({
+      resource_type: 'confirmation_policy',
+      resource_label: 'delete_account',
+      channel: 'api',
+      changes: {
+        mode: { before: 'form', after: 'approval' },
+        expiry_seconds: { before: 600, after: 3600 },
+        version: { before: 0, after: 1 },
+      },
+    });
+    // Back to the default mode (a new version, not a reset).
+    const back = await setPolicy(a, 'delete_account', { mode: 'form', expiry_seconds: 600 });
+    expect(back.body.version).toBe(2);
+  });
+
+  it('a change made on A reaches the next call on B within 1 s, both ways', async () => {
+    expect(await until(b, asks, performance.now())).toBeLessThan(BOUND_MS);
+    const toApproval = await setPolicy(a, 'delete_portal_user', { mode: 'approval' });
+    expect(toApproval.status).toBe(200);
+    const at = performance.now();
+    expect(await until(b, refusedRequired, at)).toBeLessThanOrEqual(BOUND_MS);
+
+    const toForm = await setPolicy(b, 'delete_portal_user', { mode: 'form' });
+    expect(toForm.status).toBe(200);
+    const back = performance.now();
+    expect(await until(a, asks, back)).toBeLessThanOrEqual(BOUND_MS);
+  });
+
+  it('a question asked under an older version is not used: asked again, nothing ran', async () => {
+    const target = await createPortalUser(a);
+    const asked = askedOf(
+      await modernToolCall(b.url, b.tokens.owner, 'delete_portal_user', { id: target.id }),
+    );
+    // The policy changes (its expiry only) before the person's answer arrives.
+    const changed = await setPolicy(a, 'delete_portal_user', {
+      mode: 'form',
+      expiry_seconds: 120,
+    });
+    expect(changed.status).toBe(200);
+    // Once B asks under the new version (within the bound), the old answer arrives there.
+    await until(
+      b,
+      (body) => asks(body) && policyVersionOf(body) === changed.body.version,
+      performance.now(),
+    );
+    const retried = (
+      await modernToolCall(
+        b.url,
+        b.tokens.owner,
+        'delete_portal_user',
+        { id: target.id },
+        { requestState: asked.requestState, inputResponses: answer(asked.key, 'accept') },
+      )
+    ).body;
+    expect(asks(retried)).toBe(true);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+    // Asked again under the new version, with its expiry; that answer runs the delete once.
+    const again = askedOf({ status: 200, headers: new Headers(), body: retried });
+    expect(confirmationIdOf(again.requestState)).not.toBe(confirmationIdOf(asked.requestState));
+    const [row]: Json[] = await a.server.app
+      .get(DataSource)
+      .query(
+        `SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM mcp_confirmations WHERE id = $1`,
+        [confirmationIdOf(again.requestState)],
+      );
+    expect(row.ttl).toBe(120);
+    const done = await modernToolCall(
+      b.url,
+      b.tokens.owner,
+      'delete_portal_user',
+      { id: target.id },
+      { requestState: again.requestState, inputResponses: answer(again.key, 'accept') },
+    );
+    expect(done.body.result.isError).not.toBe(true);
+    expect(await portalUserStatus(a, target.id)).toBe(404);
+  });
+});
