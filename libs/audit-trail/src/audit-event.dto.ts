@@ -101,8 +101,14 @@ export class AuditEventDto {
   channel: string;
   @Out.string({ nullable: true, description: 'The MCP client (or token) name.' }) client_name:
     string | null;
-  @Out.enum(AUDIT_ACTIONS) action: string;
-  @Out.enum(AUDIT_RESOURCE_TYPES) resource_type: string;
+  // Plain strings here: their values are listed once, by the `action` and `resource_type` filters
+  // (each new kind of event would otherwise grow tools/list twice).
+  @Out.string({
+    description: 'What happened, `<resource>.<verb>`: a value of the `action` filter.',
+  })
+  action: string;
+  @Out.string({ description: 'The kind of record: a value of the `resource_type` filter.' })
+  resource_type: string;
   @Out.uuid() resource_id: string;
   @Out.string({
     nullable: true,
