@@ -134,11 +134,19 @@ function bodyOf(
 const DATABASE_UNAVAILABLE = 'Database unavailable; answered 503';
 const CONNECTION_CLOSED = 'Connection closed before the request was answered; nothing sent';
 
-/** The messages of the lines logged with `requestId`. */
-function linesOf(server: BuiltServer, requestId: string): string[] {
-  return server
-    .logLines()
-    .filter((l) => l.requestId === requestId || l.req?.id === requestId)
+/**
+ * The messages of the lines of the request a client sent with `X-Request-Id: correlationId`: the
+ * server issues its own id, which the access line (and a tool call's line) pairs with the client's.
+ */
+function linesOf(server: BuiltServer, correlationId: string): string[] {
+  const lines = server.logLines();
+  const ids = new Set(
+    lines
+      .filter((l) => l.correlationId === correlationId || l.req?.correlationId === correlationId)
+      .map((l) => String(l.requestId ?? l.req?.id)),
+  );
+  return lines
+    .filter((l) => ids.has(String(l.requestId)) || ids.has(String(l.req?.id)))
     .map((l) => String(l.msg));
 }
 
@@ -240,11 +248,12 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(afterSignal.filter((l) => Number(l.level) >= 40).map((l) => l.msg)).toEqual([]);
     expect(server.logLines().map((l) => l.msg)).not.toContain(DATABASE_UNAVAILABLE);
 
-    const rows = await server.queryAfterExit<{ request_id: string; status: string }>(
-      `SELECT request_id, status FROM mcp_tool_calls WHERE request_id LIKE $1`,
+    // Each call's X-Request-Id is its correlation id (the request id is the server's own).
+    const rows = await server.queryAfterExit<{ correlation_id: string; status: string }>(
+      `SELECT correlation_id, status FROM mcp_tool_calls WHERE correlation_id LIKE $1`,
       [`sd-${RUN}-%`],
     );
-    const logged = new Set(rows.map((r) => r.request_id));
+    const logged = new Set(rows.map((r) => r.correlation_id));
     for (const id of [...before, ...during, slowId])
       expect(logged.has(id), `${id} is missing from mcp_tool_calls`).toBe(true);
     expect(rows).toHaveLength(before.length + during.length + 1);
@@ -283,11 +292,11 @@ describe('graceful shutdown on SIGTERM', () => {
         .map((l) => l.msg),
     ).toEqual(['Grace period over: cutting the connections of requests still in flight']);
 
-    const rows = await server.queryAfterExit<{ request_id: string }>(
-      `SELECT request_id FROM mcp_tool_calls WHERE request_id LIKE $1`,
+    const rows = await server.queryAfterExit<{ correlation_id: string }>(
+      `SELECT correlation_id FROM mcp_tool_calls WHERE correlation_id LIKE $1`,
       [`sd-${RUN}-cut-%`],
     );
-    expect(rows.map((r) => r.request_id).sort()).toEqual([...before].sort());
+    expect(rows.map((r) => r.correlation_id).sort()).toEqual([...before].sort());
   }, 180_000);
 
   it('under load from clients that ignore readiness: every request is answered or refused, none reset', async () => {

@@ -21,18 +21,21 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** The history row of the call the client sent with this X-Request-Id (its correlation id). */
 async function historyRow(requestId: string): Promise<Json> {
   const res = await t.request('/v1/mcp/tool-calls?tool=create_account&limit=100', {
     token: 'owner',
   });
   expect(res.status).toBe(200);
   const page: Json = await res.json();
-  const row: Json = page.data.find((r: Json) => r.request_id === requestId);
+  const row: Json = page.data.find((r: Json) => r.correlation_id === requestId);
   expect(row, `history row of ${requestId}`).toBeDefined();
   return row;
 }
 
-async function auditEvent(requestId: string): Promise<Json> {
+/** The audit event of that call: linked by the id the server issued, the row's request_id. */
+async function auditEvent(correlationId: string): Promise<Json> {
+  const { request_id: requestId } = await historyRow(correlationId);
   const res = await t.request('/v1/audit-events?channel=mcp&limit=100', { token: 'owner' });
   expect(res.status).toBe(200);
   const page: Json = await res.json();
@@ -229,7 +232,7 @@ describe('client attribution across replicas', () => {
       headers: { authorization: `Bearer ${second.tokens.owner}` },
     });
     const page: Json = await history.json();
-    expect(page.data.find((r: Json) => r.request_id === 'attr-replica-b')).toMatchObject({
+    expect(page.data.find((r: Json) => r.correlation_id === 'attr-replica-b')).toMatchObject({
       client_name: 'Replica Hopper',
     });
   });

@@ -37,6 +37,7 @@ const TOOL_CALL_FIELDS = [
   'durationMs',
   'confirmation',
   'requestId',
+  'correlationId',
 ] as const;
 
 interface Who {
@@ -125,9 +126,9 @@ function responseOf(label: string): RawResponse | undefined {
   return calls.find((c) => c.label === label)?.response;
 }
 
-/** The tools/call line of the call sent with `rid(label)`. */
+/** The tools/call line of the call sent with `rid(label)` (the client's id: its correlation id). */
 function lineOf(label: string): LogLine | undefined {
-  return toolCallLines().find((l) => l.requestId === rid(label));
+  return toolCallLines().find((l) => l.correlationId === rid(label));
 }
 
 /** The path an access-log line names. */
@@ -341,7 +342,7 @@ describe('stdout log', () => {
     const lines = toolCallLines();
     expect(lines).toHaveLength(calls.length);
     for (const c of calls) {
-      const mine = lines.filter((l) => l.requestId === c.requestId);
+      const mine = lines.filter((l) => l.correlationId === c.requestId);
       expect(mine, c.label).toHaveLength(1);
       const line: LogLine = mine[0] ?? {};
       for (const field of TOOL_CALL_FIELDS)
@@ -356,7 +357,9 @@ describe('stdout log', () => {
         protocolVersion: c.protocolVersion,
         status: c.status,
         isError: c.isError,
-        requestId: c.requestId,
+        // The id the server issued (its X-Request-Id answer), the client's kept beside it.
+        requestId: c.response.headers.get('x-request-id'),
+        correlationId: c.requestId,
       });
       expect(typeof line.durationMs).toBe('number');
       expect(line.durationMs).toBeGreaterThanOrEqual(0);
@@ -411,11 +414,12 @@ describe('call and confirmation history (admin endpoints)', () => {
   it('GET /v1/mcp/tool-calls lists exactly the calls of the session, each as it happened', async () => {
     const { data } = await admin('/v1/mcp/tool-calls?limit=100');
     expect(data).toHaveLength(calls.length);
-    const logged = new Map(toolCallLines().map((l) => [String(l.requestId), l]));
+    const logged = new Map(toolCallLines().map((l) => [String(l.correlationId), l]));
     for (const c of calls) {
-      const rows = data.filter((r: Json) => r.request_id === c.requestId);
+      const rows = data.filter((r: Json) => r.correlation_id === c.requestId);
       expect(rows, c.label).toHaveLength(1);
       expect(rows[0], c.label).toMatchObject({
+        request_id: c.response.headers.get('x-request-id'),
         tool: c.tool,
         status: c.status,
         is_error: c.isError,
@@ -471,7 +475,7 @@ describe('call and confirmation history (admin endpoints)', () => {
 
   it('links the consumed confirmation to the call it authorized (tool_call_id, detail)', async () => {
     const history: Json[] = (await admin('/v1/mcp/tool-calls?limit=100')).data;
-    const accept = history.find((r) => r.request_id === rid('delete-accept'));
+    const accept = history.find((r) => r.correlation_id === rid('delete-accept'));
     const { data } = await admin('/v1/mcp/confirmations?status=consumed');
     expect(data[0].tool_call_id).toBe(accept.id);
     const detail = await admin(`/v1/mcp/confirmations/${data[0].id}`);
@@ -557,12 +561,12 @@ describe('audit trail', () => {
     expect(data).toHaveLength(2);
     expect(data.find((e: Json) => e.action === 'portal_user.created')).toMatchObject({
       ...common,
-      request_id: rid('create'),
+      request_id: responseOf('create')?.headers.get('x-request-id'),
       confirmation_id: null,
     });
     expect(data.find((e: Json) => e.action === 'portal_user.deleted')).toMatchObject({
       ...common,
-      request_id: rid('delete-accept'),
+      request_id: responseOf('delete-accept')?.headers.get('x-request-id'),
       confirmation_id: confirmation,
     });
   });

@@ -47,7 +47,7 @@ describe('MCP call history writer', () => {
     await vi.waitFor(
       async () => {
         const mine = await historyOf('owner', `client=acme-client-${run}`);
-        expect(mine.map((c) => c.request_id).sort(byText)).toEqual([...acme].sort(byText));
+        expect(mine.map((c) => c.correlation_id).sort(byText)).toEqual([...acme].sort(byText));
       },
       { timeout: 5_000, interval: 100 },
     );
@@ -72,10 +72,82 @@ describe('MCP call history writer', () => {
     expect(r.status).toBe(200);
     expect(r.body.result.isError ?? false).toBe(false);
     const [row] = await historyOf('owner', 'tool=create_account');
-    expect(row).toMatchObject({ request_id: requestId, status: 'ok' });
+    // Linked to its audit event by the id the server issued (the answer's X-Request-Id); the
+    // client's own id is kept beside it.
+    expect(row).toMatchObject({
+      request_id: r.headers.get('x-request-id'),
+      correlation_id: requestId,
+      status: 'ok',
+    });
+    expect(row.request_id).not.toBe(requestId);
     expect(row.client_name).toMatch(/^wy{199}$/);
     const events = await call(t, 'GET', '/v1/audit-events?channel=mcp&action=account.created');
-    expect(events.body.data[0]).toMatchObject({ request_id: requestId });
+    expect(events.body.data[0]).toMatchObject({ request_id: row.request_id });
+  });
+
+  it('a client’s X-Request-Id links nothing: a read sent with the id of another person’s write shows no audit event of it', async () => {
+    const shared = `shared-${randomUUID()}`;
+    const write = await tool(
+      'owner',
+      'writer-client',
+      'create_account',
+      { name: `Shared Id Ltd ${shared.slice(7, 15)}` },
+      shared,
+    );
+    expect(write.body.result.isError ?? false).toBe(false);
+    const read = await tool('member', 'reader-client', 'list_accounts', {}, shared);
+    expect(read.body.result.isError ?? false).toBe(false);
+    // Each request has an id the server issued, in its answer; the client's is not adopted.
+    const ids = [write, read].map((r) => r.headers.get('x-request-id'));
+    expect(new Set([...ids, shared]).size).toBe(3);
+
+    let rows: Json[] = [];
+    await vi.waitFor(
+      async () => {
+        rows = [
+          ...(await historyOf('owner', 'client=writer-client')),
+          ...(await historyOf('owner', 'client=reader-client')),
+        ].filter((c) => c.correlation_id === shared);
+        expect(rows).toHaveLength(2);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
+    const detail = async (toolName: string): Promise<Json> => {
+      const row = rows.find((c) => c.tool === toolName);
+      const r = await call(t, 'GET', `/v1/mcp/tool-calls/${String(row?.id)}`);
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    const reader = await detail('list_accounts');
+    expect(reader).toMatchObject({ request_id: ids[1], correlation_id: shared, audit_events: [] });
+    const writer = await detail('create_account');
+    expect(writer).toMatchObject({ request_id: ids[0], correlation_id: shared });
+    expect(writer.audit_events).toHaveLength(1);
+    expect(writer.audit_events[0]).toMatchObject({
+      action: 'account.created',
+      request_id: ids[0],
+    });
+  });
+
+  it('a REST write’s audit event carries the id the server issued, not the client’s X-Request-Id', async () => {
+    const sent = `rest-${randomUUID()}`;
+    const res = await t.request('/v1/accounts', {
+      method: 'POST',
+      token: 'owner',
+      json: { name: `Rest Id Ltd ${sent.slice(5, 13)}` },
+      headers: { 'x-request-id': sent },
+    });
+    expect(res.status).toBe(201);
+    const issued = res.headers.get('x-request-id');
+    expect(issued).toMatch(/^[0-9a-f-]{36}$/);
+    expect(issued).not.toBe(sent);
+    const created: Json = await res.json();
+    const events = await call(
+      t,
+      'GET',
+      `/v1/audit-events?action=account.created&resource_id=${String(created.id)}`,
+    );
+    expect(events.body.data.map((e: Json) => e.request_id)).toEqual([issued]);
   });
 
   it('an unknown tool keeps the name the client asked for, normalised and capped', async () => {
@@ -94,7 +166,7 @@ describe('MCP call history writer', () => {
     await vi.waitFor(
       async () => {
         const [row] = (await historyOf('owner', 'status=rpc_error:-32602')).filter(
-          (c) => c.request_id === requestId,
+          (c) => c.correlation_id === requestId,
         );
         expect(row?.tool).toMatch(/^no_such_z{192}$/);
       },
@@ -120,7 +192,7 @@ describe('MCP call history writer', () => {
       { timeout: 5_000, interval: 100 },
     );
     // Written in one batch, yet six distinct times, newest first in call order.
-    expect(rows.map((r) => r.request_id)).toEqual(ids.toReversed());
+    expect(rows.map((r) => r.correlation_id)).toEqual(ids.toReversed());
     const times = rows.map((r) => Date.parse(r.created_at));
     for (let i = 1; i < times.length; i++) expect(times[i - 1] - times[i]).toBeGreaterThan(20);
     // since (inclusive) and until (exclusive) select by that time.
@@ -130,6 +202,6 @@ describe('MCP call history writer', () => {
       'owner',
       `client=${client}&since=${encodeURIComponent(third)}&until=${encodeURIComponent(fifth)}`,
     );
-    expect(between.map((r) => r.request_id)).toEqual([ids[3], ids[2]]);
+    expect(between.map((r) => r.correlation_id)).toEqual([ids[3], ids[2]]);
   });
 });

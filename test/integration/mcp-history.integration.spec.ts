@@ -255,6 +255,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         confirmation_id: null,
         request_id: `req-${c.id}`,
         trace_id: null,
+        correlation_id: null,
         arguments_digest: null,
         created_at: c.created_at,
       });
@@ -369,6 +370,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         confirmationId: confirmations.consumed.id,
         requestId: 'req-writer',
         traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        correlationId: 'client-chosen-id',
         args: { id: 'acc-1', secret: 'never stored' },
       };
       await t.server.app.get(ToolCallHistory).record(row, { durable: true });
@@ -383,6 +385,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         confirmation_id: confirmations.consumed.id,
         request_id: 'req-writer',
         trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+        correlation_id: 'client-chosen-id',
         arguments_digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
       expect(JSON.stringify(r.body)).not.toContain('never stored');
@@ -568,6 +571,7 @@ describe('call history writes (batching, durability, shutdown)', () => {
     confirmationId: null,
     requestId,
     traceId: null,
+    correlationId: null,
     args: {},
   });
 

@@ -5,7 +5,7 @@ import { encodeCursor } from '@app/rest-contract';
 import { textJsonOf } from '../support/mcp-peers.js';
 import { legacyToolCall } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { call, snapshot, type Json } from './platform-api.fixtures.js';
+import { call, OAUTH_FORM_ENDPOINTS, snapshot, type Json } from './platform-api.fixtures.js';
 
 /**
  * Odd input an outside tester sent: each answered 500 once. Every one must be a 4xx with the
@@ -276,6 +276,64 @@ describe('odd input is a 4xx with the envelope, never a 500', () => {
           value,
           code: -32602,
         });
+      }
+    }
+  });
+
+  /** Values the string rules refuse, as a form body carries them (percent-encoded bytes). */
+  const REFUSED_FORM_VALUES: Array<[string, string, RegExp]> = [
+    ['U+0000', 'a%00b', /U\+0000/],
+    ['a lone surrogate (CESU-8 bytes)', 'a%ED%A0%80b', /well-formed UTF-8/],
+    ['a cut UTF-8 sequence', 'a%E2%82', /well-formed UTF-8/],
+    ['5 000 characters', 'x'.repeat(5_000), /at most 4096 characters/],
+  ];
+
+  async function postForm(path: string, body: string): Promise<{ status: number; body: Json }> {
+    const res = await t.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    return { status: res.status, body: await res.json() };
+  }
+
+  it('every parameter of a form posted to the OAuth server meets the string rules: invalid_request naming it, before oidc-provider reads it', async () => {
+    for (const [path, names] of OAUTH_FORM_ENDPOINTS) {
+      for (const name of names) {
+        for (const [what, value, says] of REFUSED_FORM_VALUES) {
+          const r = await postForm(path, `grant_type=refresh_token&client_id=x&${name}=${value}`);
+          const where = `${path} ${name}: ${what}`;
+          expect({ where, status: r.status, error: r.body.error }).toEqual({
+            where,
+            status: 400,
+            error: 'invalid_request',
+          });
+          expect(r.body.error_description, where).toMatch(says);
+          expect(r.body.error_description, where).toContain(name);
+        }
+      }
+    }
+  });
+
+  it('the sign-in, sign-out and consent forms meet the same rules: 400 with the envelope naming the field', async () => {
+    for (const [path, names] of [
+      ['/signin', ['email', 'csrf', 'return_to']],
+      ['/signin/link', ['token', 'csrf']],
+      ['/signout', ['csrf', 'return_to']],
+      [`/consent/${randomUUID()}/confirm`, ['csrf', 'decision', 'membership']],
+    ] as const) {
+      for (const name of names) {
+        for (const [what, value, says] of REFUSED_FORM_VALUES) {
+          const r = await postForm(path, `${name}=${value}`);
+          const where = `${path} ${name}: ${what}`;
+          expect({ where, status: r.status, code: r.body.error?.code }).toEqual({
+            where,
+            status: 400,
+            code: 'BAD_REQUEST',
+          });
+          expect(r.body.error.message, where).toMatch(says);
+          expect(r.body.error.message, where).toContain(name);
+        }
       }
     }
   });

@@ -52,6 +52,24 @@ export async function callTool(
   return { isError: result.isError === true, body: JSON.parse(text) };
 }
 
+/** The OAuth server's endpoints that take a form body, and the parameters each reads. */
+export const OAUTH_FORM_ENDPOINTS = [
+  [
+    '/oauth/token',
+    [
+      'grant_type',
+      'code',
+      'redirect_uri',
+      'code_verifier',
+      'client_id',
+      'refresh_token',
+      'resource',
+      'scope',
+    ],
+  ],
+  ['/oauth/revoke', ['token', 'token_type_hint', 'client_id']],
+] as const;
+
 /** Runs SQL directly against the test database (to prove what was, or was not, written). */
 export async function sql<T = Record<string, unknown>>(
   t: TestServer,

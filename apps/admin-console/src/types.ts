@@ -29,6 +29,7 @@ export interface ToolCall {
   confirmation_id: string | null;
   request_id: string;
   trace_id: string | null;
+  correlation_id: string | null;
   arguments_digest: string | null;
   created_at: string;
 }

@@ -2,11 +2,12 @@ import { Module, RequestMethod, type DynamicModule, type Type } from '@nestjs/co
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 import { LoggerModule } from 'nestjs-pino';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { destination, type DestinationStream } from 'pino';
 import type { Options as HttpLoggerOptions } from 'pino-http';
 import { AccessGuard, AccessModule } from '@app/access';
 import { AdminConsoleModule, ConsoleSessionGuard } from '@app/admin-console';
+import { correlationIdOf } from '@app/common';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule, isDatabaseUnavailable, logSafeError } from '@app/database';
 import { DemoModule } from '@app/demo';
@@ -92,11 +93,21 @@ export class AppModule {
               err: logSafeError,
               // Secrets in a URL (a token in the query, the invitation token in its path) never
               // reach the log.
-              req: (req: { id: string; method: string; url: string }) => ({
-                id: req.id,
-                method: req.method,
-                url: redactUrl(req.url),
-              }),
+              // The client's own X-Request-Id, if any, is a correlation field beside our id.
+              req: (req: {
+                id: string;
+                method: string;
+                url: string;
+                headers: IncomingHttpHeaders;
+              }) => {
+                const correlationId = correlationIdOf(req.headers['x-request-id']);
+                return {
+                  id: req.id,
+                  ...(correlationId === null ? {} : { correlationId }),
+                  method: req.method,
+                  url: redactUrl(req.url),
+                };
+              },
             },
           }),
         }),

@@ -6,20 +6,20 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { defaultAdminConsoleDir, registerAdminConsole } from '@app/admin-console';
 import { MCP_PATH, type AppConfig } from '@app/config';
-import { mapException, writeClientError, writeExpectationFailed } from '@app/errors';
+import { parseFormBody } from '@app/common';
+import { DomainError, mapException, writeClientError, writeExpectationFailed } from '@app/errors';
 import { poolStats, withDatabaseDeadline } from '@app/database';
 import { MetricsService, registerHttpMetrics } from '@app/metrics';
 import { DataSource } from 'typeorm';
 import { ipRateLimitHook, RateLimitService } from '@app/rate-limit';
 import { registerMcpRejectionMetrics, requestGate } from '@app/mcp-server';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@app/mcp-transport';
-import { mountOAuthServer } from '@app/oauth-server';
+import { mountOAuthServer, oauthParameterRefusal } from '@app/oauth-server';
 import { redactUrl } from '@app/identity';
 import { nameHttpSpansByRoute } from '@app/tracing';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const FORM_BODY_LIMIT_BYTES = 16 * 1024;
-const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
 /** How often Node looks for requests that outlived the receive timeout (its default is 30 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
@@ -62,10 +62,11 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
       void reply.status(status).header('content-type', 'application/json').send(envelope);
     },
     clientErrorHandler: writeClientError,
+    // Every request gets an id the server issued: history rows, audit events and confirmations
+    // are linked by it. A client's X-Request-Id is never adopted (anyone can send anyone's): it is
+    // kept beside it as the correlation id (correlationIdOf), in the log line and the history.
     genReqId: (raw: IncomingMessage) => {
-      const incoming = raw.headers['x-request-id'];
-      const id =
-        typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      const id = randomUUID();
       // pino-http and the request context read the same id off the raw request.
       raw.id = id;
       return id;
@@ -127,11 +128,18 @@ export function configureApp(app: NestFastifyApplication, config: AppConfig): vo
       }
     },
   );
-  // The sign-in and consent pages post plain HTML forms (and so does the invitation page).
+  // The sign-in and consent pages post plain HTML forms (and so does the invitation page). Their
+  // fields meet the OAuth server's rule for form parameters (well-formed UTF-8, no U+0000, a
+  // length cap), checked before any page reads them; a repeated field is kept as a list.
   fastify.addContentTypeParser<string>(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body))),
+    (_request, body, done) => {
+      const parsed = parseFormBody(body);
+      const refusal = 'refusal' in parsed ? parsed.refusal : oauthParameterRefusal(parsed.fields);
+      if (refusal !== undefined) return done(new DomainError('BAD_REQUEST', refusal), undefined);
+      done(null, 'fields' in parsed ? parsed.fields : undefined);
+    },
   );
   mountOAuthServer(app);
   const metrics = app.get(MetricsService);

@@ -10,3 +10,5 @@ export { sanitizeForPrompt } from './prompt-text.util.js';
 export { isPrototypeMemberName, textRefusal, textRefusalIn } from './input-text.js';
 export { MAX_CLIENT_STRING_LENGTH, normalizeClientString } from './client-string.util.js';
 export { readServerVersion } from './server-version.js';
+export { correlationIdOf } from './correlation-id.js';
+export { parseFormBody, readableName, type FormFields } from './form-body.js';

@@ -22,6 +22,7 @@ const extra = (tokenId = '7d3c3a52-4c0b-4b8e-9a55-1f0d6f1b2c3d'): McpCallExtra =
     userId: '5a1e7c1e-9c1b-4f6f-8f1e-2b3c4d5e6f70',
   } as Principal,
   requestId: 'r',
+  correlationId: null,
 });
 
 function ctx(

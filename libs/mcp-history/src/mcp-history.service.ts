@@ -226,6 +226,7 @@ function toToolCallDto(r: StoredToolCall): Plain<ToolCallDto> {
     confirmation_id: r.confirmation_id,
     request_id: r.request_id,
     trace_id: r.trace_id,
+    correlation_id: r.correlation_id,
     arguments_digest: r.arguments_digest,
     created_at: r.created_at.toISOString(),
   };

@@ -80,7 +80,17 @@ export class ToolCallDto {
   @OutNumber({ description: 'Server-side duration in milliseconds.' }) duration_ms: number;
   @Out.uuid({ nullable: true, description: 'The confirmation presented with the call, if any.' })
   confirmation_id: string | null;
-  @Out.string() request_id: string;
+  @Out.string({
+    description:
+      'The id the server issued for the HTTP request (its X-Request-Id answer header); the audit events of the call carry the same.',
+  })
+  request_id: string;
+  @Out.string({
+    nullable: true,
+    description:
+      "The client's own X-Request-Id, kept for correlation with the client's logs only: anyone may send any id, so nothing is linked by it.",
+  })
+  correlation_id: string | null;
   @Out.string({
     nullable: true,
     description:

@@ -30,6 +30,7 @@ function row(over: Partial<ToolCallRow> = {}): ToolCallRow {
     confirmationId: null,
     requestId: 'req-1',
     traceId: null,
+    correlationId: null,
     args: { q: 'x' },
     ...over,
   };

@@ -20,6 +20,7 @@ export interface StoredToolCall {
   confirmation_id: string | null;
   request_id: string;
   trace_id: string | null;
+  correlation_id: string | null;
   arguments_digest: string | null;
   created_at: Date;
 }
@@ -45,7 +46,7 @@ export interface ToolCallFilter {
 }
 
 const COLUMNS = `id, tool, status, is_error, era, protocol_version, client_name, user_id, token_id, duration_ms,
-  confirmation_id, request_id, trace_id, arguments_digest, created_at`;
+  confirmation_id, request_id, trace_id, correlation_id, arguments_digest, created_at`;
 
 /**
  * The exact list statement {@link ToolCallsRepository.list} runs: newest first, each filter an

@@ -3,6 +3,7 @@ import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ChecksAccessPerOperation } from '@app/access';
+import { correlationIdOf } from '@app/common';
 import { DomainError } from '@app/errors';
 import { Public } from '@app/access-vocabulary';
 import { McpResource, RequestContext } from '@app/identity';
@@ -55,6 +56,7 @@ export class McpController {
     const extra: McpCallExtra = {
       principal: this.context.principal,
       requestId: message.requestId,
+      correlationId: correlationIdOf(request.headers['x-request-id']),
       userAgentProduct: userAgentProduct(headers['user-agent']),
     };
     const response = await this.endpoint.handle(message, extra);

@@ -21,6 +21,7 @@ function extra(clientName: string | null, userAgentProduct?: string): McpCallExt
   return {
     principal: { clientName } as Principal,
     requestId: 'r',
+    correlationId: null,
     userAgentProduct,
   };
 }

@@ -4,8 +4,10 @@ import type { Principal } from '@app/identity';
 /** What the MCP controller hands every method handler besides the protocol context. */
 export interface McpCallExtra {
   principal: Principal;
-  /** The HTTP request id (logs, audit trail, -32603 data). */
+  /** The HTTP request id the server issued (logs, audit trail, -32603 data). */
   requestId: string;
+  /** The client's own `X-Request-Id`, kept as a correlation field only (never a link). */
+  correlationId: string | null;
   /** The first product of the request's `User-Agent`, normalised (see `userAgentProduct`). */
   userAgentProduct?: string;
 }

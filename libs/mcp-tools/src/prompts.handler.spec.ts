@@ -67,7 +67,11 @@ const ctx = (protocolVersion = '2026-07-28'): McpRequestContext =>
     method: 'prompts/get',
     jsonRpcId: 7,
   });
-const extra = (p: Principal = principal()): McpCallExtra => ({ principal: p, requestId: 'req-7' });
+const extra = (p: Principal = principal()): McpCallExtra => ({
+  principal: p,
+  requestId: 'req-7',
+  correlationId: null,
+});
 const handler = () => new PromptsHandler(catalogOf(MENTIONED), policy);
 
 async function rpcError(promise: Promise<unknown>): Promise<McpError> {

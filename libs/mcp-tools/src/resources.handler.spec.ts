@@ -111,7 +111,11 @@ function ctx(
   };
 }
 
-const extra = (p: Principal = principal()): McpCallExtra => ({ principal: p, requestId: 'req-1' });
+const extra = (p: Principal = principal()): McpCallExtra => ({
+  principal: p,
+  requestId: 'req-1',
+  correlationId: null,
+});
 
 async function readError(promise: Promise<unknown>): Promise<McpError> {
   const error = await promise.then(

@@ -81,6 +81,7 @@ export class ToolCallObserver {
       durationMs: Math.round(o.durationMs * 100) / 100,
       confirmation: o.confirmationId,
       requestId: o.extra.requestId,
+      ...(o.extra.correlationId === null ? {} : { correlationId: o.extra.correlationId }),
     });
     this.metrics.recordToolCall(o.tool ?? 'unknown', o.status, o.durationMs / 1000);
     if (options.historyWritten) return;
@@ -128,6 +129,7 @@ export class ToolCallObserver {
       // The call's span is the active one here, the write tool's row too (it is written inside
       // the dispatch): the row leads to the call's trace.
       traceId: currentTraceId(),
+      correlationId: o.extra.correlationId,
       args: o.args,
     };
   }

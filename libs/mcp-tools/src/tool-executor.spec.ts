@@ -68,7 +68,7 @@ function setup(answers: { rest?: RestResponse[]; gate?: GateDecision } = {}) {
 }
 
 function extra(p = principal()): McpCallExtra {
-  return { principal: p, requestId: 'req-1' };
+  return { principal: p, requestId: 'req-1', correlationId: null };
 }
 
 describe('ToolExecutor', () => {

@@ -9,3 +9,4 @@ export { safeReturnPath } from './browser-secrets.js';
 export { mountOAuthServer } from './oauth-server.mount.js';
 export { OAuthProviderService } from './oauth-provider.service.js';
 export { OAuthHousekeeping, type SweepResult } from './oauth-housekeeping.service.js';
+export { oauthParameterRefusal } from './oauth-server.middleware.js';

@@ -1,5 +1,7 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
-import { textRefusal } from '@app/common';
+import { parseFormBody, textRefusal } from '@app/common';
 import { isVerifiedClient } from './client-metadata-rules.js';
 import { messagePage, PAGE_SECURITY_HEADERS, signOutConfirmPage } from './pages.js';
 
@@ -38,6 +40,45 @@ export function oauthParameterRefusal(
   return undefined;
 }
 
+/** The most a form body may hold, as oidc-provider's own reader allows. */
+const MAX_FORM_BODY_BYTES = 56 * 1024;
+
+/**
+ * Why a form body posted to the OAuth server (token, revocation, the sign-out confirmation) is
+ * refused, or `undefined`: well-formed UTF-8 ({@link parseFormBody}), then the rule of every OAuth
+ * parameter. The body is read here, before the library, and handed back to it unread
+ * ({@link replayBody}): the library parses exactly the bytes that were checked.
+ */
+async function formBodyRefusal(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += bytes.length;
+    if (size > MAX_FORM_BODY_BYTES)
+      return `the request body must be at most ${MAX_FORM_BODY_BYTES} bytes`;
+    chunks.push(bytes);
+  }
+  const body = Buffer.concat(chunks, size);
+  replayBody(req, body);
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(body);
+  const parsed = parseFormBody(text);
+  return 'refusal' in parsed ? parsed.refusal : oauthParameterRefusal(parsed.fields);
+}
+
+/**
+ * Lets the library read a request body that was already read: it reads `req` through
+ * `readable` and `iterator()` only, and would otherwise fall back to a parsed `req.body` with a
+ * plain-text warning on stderr.
+ */
+function replayBody(req: IncomingMessage, body: Buffer): void {
+  Object.defineProperty(req, 'readable', { value: true, configurable: true });
+  Object.defineProperty(req, 'iterator', {
+    value: (options?: { destroyOnReturn?: boolean }) => Readable.from([body]).iterator(options),
+    configurable: true,
+  });
+}
+
 /** Koa's context, with what oidc-provider adds once it has matched a route. */
 function matchedRoute(ctx: object): ctx is KoaContextWithOIDC {
   return 'oidc' in ctx && typeof ctx.oidc === 'object' && ctx.oidc !== null;
@@ -68,7 +109,8 @@ const AUTHORIZATION_FAILURES = new WeakMap<object, { error: string; description:
  * `/oauth` and its metadata):
  * - every response carries the page Content-Security-Policy (no script at all: the library's
  *   self-submitting forms cannot run) and frame protection, as our own pages do;
- * - every query parameter meets {@link oauthParameterRefusal} (→ `invalid_request`);
+ * - every query parameter, and every parameter of a form body, meets
+ *   {@link oauthParameterRefusal} (→ `invalid_request`) before the library sees it;
  * - an authorization request that fails before the person did anything is answered on our page,
  *   not by sending the browser to the client, unless the client is verified (RFC 9700 §4.11: a
  *   self-registered client's redirect URI is whatever anyone registered);
@@ -97,7 +139,11 @@ export function guardOAuthServer(provider: Provider): void {
 
   provider.use(async (ctx, next) => {
     for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) ctx.set(name, value);
-    const refusal = oauthParameterRefusal(ctx.query);
+    const refusal =
+      oauthParameterRefusal(ctx.query) ??
+      (ctx.method === 'POST' && ctx.is('application/x-www-form-urlencoded')
+        ? await formBodyRefusal(ctx.req)
+        : undefined);
     if (refusal !== undefined) return answerError(ctx, 'invalid_request', refusal);
     await next();
     if (!matchedRoute(ctx)) return;

@@ -60,7 +60,19 @@ export function CallPage(props: { id: string }) {
             </dd>
             <dt>Request id</dt>
             <dd>
-              <code>{c.request_id}</code>
+              <code title="Issued by this server; the audit events below carry it">
+                {c.request_id}
+              </code>
+            </dd>
+            <dt>Client's request id</dt>
+            <dd>
+              {c.correlation_id ? (
+                <code title="The client's X-Request-Id, for its own logs; nothing is linked by it">
+                  {c.correlation_id}
+                </code>
+              ) : (
+                <span class="muted">none sent</span>
+              )}
             </dd>
             <dt>Trace</dt>
             <dd>

@@ -16,6 +16,7 @@ import { AuditAdminCommand1764810000000 } from './1764810000000-audit-admin-comm
 import { SignInAuditAndPersonalMail1764900000000 } from './1764900000000-sign-in-audit-and-personal-mail.js';
 import { Dpop1764930000000 } from './1764930000000-dpop.js';
 import { OauthTokensAudience1765000000000 } from './1765000000000-oauth-tokens-audience.js';
+import { ToolCallCorrelationId1765000100000 } from './1765000100000-tool-call-correlation-id.js';
 import { TraceIds1765200000000 } from './1765200000000-trace-ids.js';
 import { PartitionHistory1765300000000 } from './1765300000000-partition-history.js';
 import { ConfirmationPolicies1765400000000 } from './1765400000000-confirmation-policies.js';
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   SignInAuditAndPersonalMail1764900000000,
   Dpop1764930000000,
   OauthTokensAudience1765000000000,
+  ToolCallCorrelationId1765000100000,
   TraceIds1765200000000,
   PartitionHistory1765300000000,
   ConfirmationPolicies1765400000000,
