@@ -163,7 +163,17 @@ describe('Kubernetes manifests', () => {
     expect(envFromRefs(jobContainer)).toEqual(envFromRefs(container));
     expect(jobContainer.image).toBe(container.image);
     expect(kustomization.images?.map((i) => i.name)).toContain(container.image);
-    expect(container.env ?? []).toEqual([]);
+    // Configuration comes from the ConfigMap and the Secret; the container's own env holds only
+    // the pod's place in the cluster (downward API) for the traces' resource attributes.
+    const env: Json[] = container.env ?? [];
+    expect(env.map((e) => e.name)).toEqual([
+      'K8S_POD_NAME',
+      'K8S_NAMESPACE_NAME',
+      'K8S_NODE_NAME',
+      'OTEL_RESOURCE_ATTRIBUTES',
+    ]);
+    for (const e of env.slice(0, 3)) expect(JSON.stringify(e)).toContain('"fieldPath"');
+    expect(JSON.stringify(env[3])).toContain('k8s.pod.name=$(K8S_POD_NAME)');
   });
 
   it('the migration job runs the migrations once', () => {
