@@ -253,16 +253,20 @@ describe('a REST request', () => {
 describe('one trace id everywhere', () => {
   it('the log line, the history row (linked to the trace viewer) and the audit event of a write carry the call’s trace id', async () => {
     const traceId = randomHex(16);
-    const requestId = `trace-${RUN}-write`;
     const res = await modernToolCall(
       s.url,
       s.tokens.owner,
       CLIENT,
       'create_account',
       { name: `Traced ${RUN}` },
-      { requestId, meta: { traceparent: traceparent(traceId, randomHex(8)) } },
+      {
+        requestId: `trace-${RUN}-write`,
+        meta: { traceparent: traceparent(traceId, randomHex(8)) },
+      },
     );
     expect(res.body.result.isError).toBeUndefined();
+    // The server's own id for the request (a client's X-Request-Id is only a correlation id).
+    const requestId = res.headers.get('x-request-id');
     const accountId: string = resultJson(res.body).id;
     await serverSpanOf(traceId, 'tools/call create_account');
 
