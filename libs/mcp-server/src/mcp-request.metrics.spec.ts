@@ -5,6 +5,7 @@ import type { ToolCatalog } from '@app/mcp-tools';
 import { McpRequestMetrics } from './mcp-request.metrics.js';
 
 /** A registry that knows one tool. */
+// oxlint-disable-next-line typescript/no-unsafe-type-assertion -- a test double for the Nest provider
 const catalog = {
   get: (name: string) => (name === 'list_accounts' ? {} : undefined),
   extension: () => undefined,
