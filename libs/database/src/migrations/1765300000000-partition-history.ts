@@ -18,8 +18,9 @@ const BACKFILL_BLOCKS = 2_000;
  * 1. one short transaction per table renames it to `<table>_unpartitioned`, creates the
  *    partitioned table in its place from the old one's definition (`LIKE`: every column whatever
  *    earlier migrations added, defaults, generated columns, checks; then its keys, foreign keys,
- *    indexes and triggers, read from the catalogue), and the partitions from the oldest row's day
- *    or month to the ones made ahead. From its commit on, every write goes to the new table;
+ *    indexes and triggers, read from the catalogue), and the partitions of the present and ahead.
+ *    From its commit on, every write goes to the new table; the past partitions, back to the
+ *    oldest row's day or month, are attached after it (an attach does not stop writes);
  * 2. the old rows are copied in block ranges of the old table (`ctid` ranges, one statement and
  *    one short transaction each; nothing writes the old table any more), then it is dropped. Lists
  *    lack the not yet copied rows for that while (docs/operations.md gives the time at 1 million
@@ -192,13 +193,11 @@ async function swapIn(q: QueryRunner, sql: RunSql, spec: PartitionedTable): Prom
     await recreate(sql, spec.table, legacy, definition, (cols) =>
       cols.includes(spec.column) ? cols : [...cols, spec.column],
     );
-    await createPartitionsCovering(
-      sql,
-      spec,
-      oldest < now ? oldest : now,
-      newest > ahead ? newest : ahead,
-    );
+    // Only the present and the days ahead while writes wait for this transaction's lock.
+    await createPartitionsCovering(sql, spec, now, newest > ahead ? newest : ahead);
   });
+  // The past ones for the copy: each attach takes only SHARE UPDATE EXCLUSIVE, writes go on.
+  if (oldest < now) await createPartitionsCovering(sql, spec, oldest, now);
 }
 
 /** Step 2: the old rows, block range by block range, then the old table goes. */
