@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrincipalCache } from '@app/identity';
+import { ConfirmationPolicyCache } from '@app/confirmation-policies';
 import type { Json } from '../support/mcp-peers.js';
 import { NEEDS_REAL_POSTGRES, skipWhen } from '../support/skip.js';
 import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
@@ -156,6 +157,8 @@ describe('the LISTEN connection is lost (real Postgres)', skipWhen(NEEDS_REAL_PO
       while (!cache.active && performance.now() < deadline)
         await new Promise((r) => setTimeout(r, 50));
       expect(cache.active).toBe(true);
+      // The policy cache listens on the same connection (one per replica, whatever the channels).
+      expect(b.server.app.get(ConfirmationPolicyCache).active).toBe(true);
       const listeners = await admin.query<{ n: string }>(
         `SELECT count(*) AS n FROM pg_stat_activity
           WHERE application_name = 'platform-mcp-listen' AND datname = current_database()`,

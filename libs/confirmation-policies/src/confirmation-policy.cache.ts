@@ -49,6 +49,11 @@ export class ConfirmationPolicyCache implements OnModuleInit, OnModuleDestroy {
     this.feed = undefined;
   }
 
+  /** Whether sets are kept (the change notifications are arriving). */
+  get active(): boolean {
+    return this.listening;
+  }
+
   /** The organisation's set policies by tool (a database failure propagates). */
   async setOf(organizationId: string): Promise<PolicySet> {
     const now = Date.now();

@@ -2,7 +2,10 @@ export { ConfirmationPoliciesModule } from './confirmation-policies.module.js';
 export { ConfirmationPolicyReaderModule } from './confirmation-policy-reader.module.js';
 export { ConfirmationPolicyReader } from './confirmation-policy.reader.js';
 export { CONFIRMATION_POLICY_ENDPOINTS } from './confirmation-policies.endpoints.js';
-export { CONFIRMATION_POLICY_CHANGED_CHANNEL } from './confirmation-policy.cache.js';
+export {
+  CONFIRMATION_POLICY_CHANGED_CHANNEL,
+  ConfirmationPolicyCache,
+} from './confirmation-policy.cache.js';
 export { PolicyTools } from './policy-tools.js';
 export {
   CONFIRMATION_MODES,

@@ -24,11 +24,12 @@ const RECONNECT_MAX_MS = 5_000;
 
 /**
  * Postgres `LISTEN channel` for as long as the feed is open, on the database of `ds`. On an external
- * Postgres: a connection of its own (not the pool's), reconnected with backoff when it breaks,
- * checked by a heartbeat so a silently dead connection is noticed too; and every connection of
- * `ds`'s pool listens as well, from its next use on (see {@link tapOwnCommits}). On the embedded
- * engine of this process: the notifications straight from the engine (it has one session for all
- * connections, and hands them over before the writer's statement returns).
+ * Postgres: one connection of its own per `ds` (not the pool's), shared by every channel listened
+ * on through that `ds`, reconnected with backoff when it breaks, checked by a heartbeat so a
+ * silently dead connection is noticed too; and every connection of `ds`'s pool listens as well,
+ * from its next use on (see {@link tapOwnCommits}). On the embedded engine of this process: the
+ * notifications straight from the engine (it has one session for all connections, and hands them
+ * over before the writer's statement returns).
  */
 export async function listenForChanges(
   ds: DataSource,
@@ -45,16 +46,24 @@ export async function listenForChanges(
     return { close: async () => stop() };
   }
   const untap = tapOwnCommits(ds, channel, handlers);
-  const feed = new PgChannelListener(url, channel, handlers);
-  // The first attempt is awaited, so a server starts listening; later ones run in the background.
-  await feed.start();
+  let listener = listeners.get(ds);
+  if (listener === undefined || listener.isClosed) {
+    listener = new PgChannelListener(url);
+    listeners.set(ds, listener);
+  }
+  // The first connection attempt is awaited, so a server starts listening; later ones run in the
+  // background.
+  const subscription = await listener.subscribe(channel, handlers);
   return {
     close: async () => {
       untap();
-      await feed.close();
+      await subscription.close();
     },
   };
 }
+
+/** The listening connection of each data source (one per replica, whatever the channels). */
+const listeners = new WeakMap<DataSource, PgChannelListener>();
 
 /**
  * Makes each connection of `ds`'s pool `LISTEN` on `channel` the first time it is handed out (the
@@ -85,25 +94,57 @@ function tapOwnCommits(ds: DataSource, channel: string, handlers: ChangeFeedHand
   return () => pool.off('acquire', onAcquire);
 }
 
-class PgChannelListener implements ChangeFeed {
+interface Subscription {
+  readonly channel: string;
+  readonly handlers: ChangeFeedHandlers;
+  up: boolean;
+}
+
+/**
+ * One listening connection for any number of channels. Each subscriber hears `listening(true)`
+ * once its own channel is listened on, and `listening(false)` whenever the connection breaks.
+ */
+class PgChannelListener {
+  private readonly subscriptions = new Set<Subscription>();
   private client: Client | undefined;
+  /** The `LISTEN` of each channel on the current connection, once asked for. */
+  private listens = new Map<string, Promise<void>>();
   private up = false;
   private closed = false;
   private attempt = 0;
+  private connecting: Promise<void> | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly url: string,
-    private readonly channel: string,
-    private readonly handlers: ChangeFeedHandlers,
-  ) {}
+  constructor(private readonly url: string) {}
 
-  start(): Promise<void> {
-    return this.connect();
+  get isClosed(): boolean {
+    return this.closed;
   }
 
-  async close(): Promise<void> {
+  async subscribe(channel: string, handlers: ChangeFeedHandlers): Promise<ChangeFeed> {
+    const subscription: Subscription = { channel, handlers, up: false };
+    this.subscriptions.add(subscription);
+    const client = this.client;
+    if (this.up && client !== undefined) {
+      try {
+        await this.listen(client, channel);
+        if (this.client === client && this.up) this.setUp(subscription, true);
+      } catch {
+        this.lost(client);
+      }
+    } else if (this.connecting !== undefined) {
+      await this.connecting;
+    } else if (this.reconnectTimer === undefined) {
+      this.connecting = this.connect();
+      await this.connecting;
+    }
+    return { close: () => this.unsubscribe(subscription) };
+  }
+
+  private async unsubscribe(subscription: Subscription): Promise<void> {
+    this.subscriptions.delete(subscription);
+    if (this.subscriptions.size > 0) return;
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     clearInterval(this.heartbeat);
@@ -112,7 +153,25 @@ class PgChannelListener implements ChangeFeed {
     await client?.end().catch(() => undefined);
   }
 
+  private listen(client: Client, channel: string): Promise<void> {
+    let listening = this.listens.get(channel);
+    if (listening === undefined) {
+      listening = client.query(`LISTEN ${channel}`).then(() => undefined);
+      this.listens.set(channel, listening);
+    }
+    return listening;
+  }
+
   private async connect(): Promise<void> {
+    try {
+      await this.attemptConnection();
+    } finally {
+      this.connecting = undefined;
+    }
+  }
+
+  private async attemptConnection(): Promise<void> {
+    this.reconnectTimer = undefined;
     if (this.closed) return;
     const client = new Client({
       connectionString: this.url,
@@ -123,21 +182,30 @@ class PgChannelListener implements ChangeFeed {
       keepAliveInitialDelayMillis: 5_000,
     });
     this.client = client;
+    this.listens = new Map();
     client.on('notification', (n) => {
-      if (n.channel === this.channel) this.handlers.notification(n.payload ?? '');
+      for (const s of this.subscriptions) {
+        if (s.channel === n.channel) s.handlers.notification(n.payload ?? '');
+      }
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${this.channel}`);
+      // Subscribers that arrive while these run are listened on too before anyone is told.
+      let pending = this.unlistened();
+      while (pending.length > 0) {
+        await Promise.all(pending.map((channel) => this.listen(client, channel)));
+        pending = this.unlistened();
+      }
     } catch {
       this.lost(client);
       return;
     }
     if (this.client !== client || this.closed) return;
     this.attempt = 0;
-    this.setUp(true);
+    this.up = true;
+    for (const s of this.subscriptions) this.setUp(s, true);
     clearInterval(this.heartbeat);
     this.heartbeat = setInterval(() => {
       client.query('SELECT 1').catch(() => this.lost(client));
@@ -145,22 +213,30 @@ class PgChannelListener implements ChangeFeed {
     this.heartbeat.unref();
   }
 
+  private unlistened(): string[] {
+    const channels = new Set([...this.subscriptions].map((s) => s.channel));
+    return [...channels].filter((channel) => !this.listens.has(channel));
+  }
+
   private lost(client: Client): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.up = false;
     clearInterval(this.heartbeat);
     client.end().catch(() => undefined);
-    this.setUp(false);
+    for (const s of this.subscriptions) this.setUp(s, false);
     if (this.closed) return;
     const delay = Math.min(RECONNECT_MIN_MS * 2 ** this.attempt, RECONNECT_MAX_MS);
     this.attempt++;
-    this.reconnectTimer = setTimeout(() => void this.connect(), delay);
+    this.reconnectTimer = setTimeout(() => {
+      this.connecting = this.connect();
+    }, delay);
     this.reconnectTimer.unref();
   }
 
-  private setUp(up: boolean): void {
-    if (this.up === up) return;
-    this.up = up;
-    this.handlers.listening(up);
+  private setUp(subscription: Subscription, up: boolean): void {
+    if (subscription.up === up) return;
+    subscription.up = up;
+    subscription.handlers.listening(up);
   }
 }
