@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_REQUEST_STATE_LENGTH,
+  REQUEST_STATE_KEY_LABEL,
   RequestStateCodec,
   type RequestStateClaims,
 } from './request-state.codec.js';
@@ -28,10 +29,16 @@ function b64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64url');
 }
 
-/** A state signed correctly by `key` over an arbitrary payload text. */
-function forge(key: string, payloadJson: string): string {
+/** A state MAC'd with `key` itself (not derived from it) over `payloadJson`. */
+function macWithRawKey(key: string | Buffer, payloadJson: string): string {
   const body = b64(payloadJson);
   return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+}
+
+/** A state signed correctly by the server whose secret is `secret`, over an arbitrary payload text. */
+function forge(secret: string, payloadJson: string): string {
+  const key = createHmac('sha256', secret).update(REQUEST_STATE_KEY_LABEL).digest();
+  return macWithRawKey(key, payloadJson);
 }
 
 function parts(state: string): [string, string] {
@@ -114,6 +121,15 @@ describe('RequestStateCodec', () => {
     });
     const otherMac = codec.sign(claims()).split('.')[1];
     expect(codec.verify(`${body}.${otherMac}`)).toEqual({ ok: false, reason: 'bad_mac' });
+  });
+
+  it('the raw secret signs nothing: a MAC under the secret itself is bad_mac', () => {
+    const payload = payloadOf(codec.sign(claims()));
+    expect(codec.verify(macWithRawKey(KEY_A, JSON.stringify(payload)))).toEqual({
+      ok: false,
+      reason: 'bad_mac',
+    });
+    expect(codec.verify(forge(KEY_A, JSON.stringify(payload))).ok).toBe(true);
   });
 
   it('a state signed with a key we do not hold is bad_mac', () => {

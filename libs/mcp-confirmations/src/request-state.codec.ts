@@ -47,11 +47,15 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGEST = /^[0-9a-f]{64}$/;
 const MAC_BYTES = 32;
+/** The label the signing keys are derived under (a change invalidates every state in flight). */
+export const REQUEST_STATE_KEY_LABEL = 'mcp-request-state v1';
 
 /**
  * `requestState` = base64url(payload JSON) + "." + base64url(HMAC-SHA256(key, first part)).
- * Signs with the first configured key and verifies with every one of them (rotation: put the new
- * key first, keep the old one listed until the longest TTL has passed, then remove it).
+ * The keys are derived from the server's secrets (HMAC of each with a label of its own), so the raw
+ * secret signs nothing here and no other consumer's MAC is ever a valid state. Signs with the first
+ * secret's key and verifies with every one of them (rotation: put the new secret first, keep the
+ * old one listed until the longest TTL has passed, then remove it).
  * The MAC is checked (constant time) before the payload is parsed.
  */
 export class RequestStateCodec {
@@ -60,7 +64,9 @@ export class RequestStateCodec {
   constructor(keys: readonly string[]) {
     if (keys.length === 0)
       throw new Error('RequestStateCodec needs at least one key (SERVER_SECRET_KEYS)');
-    this.keys = keys.map((k) => createSecretKey(Buffer.from(k, 'utf8')));
+    this.keys = keys.map((secret) =>
+      createSecretKey(createHmac('sha256', secret).update(REQUEST_STATE_KEY_LABEL).digest()),
+    );
   }
 
   sign(claims: RequestStateClaims): string {
