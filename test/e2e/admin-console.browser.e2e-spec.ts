@@ -100,6 +100,16 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await modernToolCall(t.url, reader, 'create_account', { name: 'Nope Ltd' }, {}, cursor);
   }
 
+  /**
+   * Waits until keyboard focus is on the element `selector` names. The console moves focus in an
+   * effect, which runs a moment after the render that shows the text, so reading
+   * `document.activeElement` right after waiting for the text races it; this fails only if focus
+   * never gets there.
+   */
+  async function focusLandsOn(selector: string): Promise<void> {
+    await page.locator(`${selector}:focus`).waitFor({ timeout: 5_000 });
+  }
+
   async function shot(name: string): Promise<void> {
     if (SCREENSHOTS) await page.screenshot({ path: join(IMAGES, `${name}.png`), fullPage: true });
   }
@@ -217,7 +227,7 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     const saved = page.getByRole('status').filter({ hasText: 'Saved' });
     await saved.waitFor();
     expect(await saved.innerText()).toContain('Admin approval');
-    expect(await page.evaluate('document.activeElement?.getAttribute("role")')).toBe('status');
+    await focusLandsOn('[role="status"]');
     // The row now shows who changed it, at which version.
     await page.locator('tr', { hasText: 'delete_account' }).getByText('version 1').waitFor();
     await shot('console-policies');
@@ -243,12 +253,12 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     // Keyboard: focus starts on Cancel, not on the destructive button.
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Cancel');
+    await focusLandsOn('dialog button:text-is("Cancel")');
     await shot('console-revoke-dialog');
     await dialog.getByRole('button', { name: 'Revoke' }).click();
     await page.getByText(/Its next request is refused with 401/).waitFor();
     // Keyboard focus is on what happened, not lost to <body>.
-    expect(await page.evaluate('document.activeElement?.getAttribute("role")')).toBe('status');
+    await focusLandsOn('[role="status"]');
     await shot('console-tokens');
 
     const after = await modernToolCall(t.url, t.tokens.oauth_reader, 'list_accounts', {});
