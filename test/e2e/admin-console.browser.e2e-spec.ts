@@ -11,6 +11,7 @@ import type { Json } from '../support/mcp-peers.js';
 import { firstUrl } from '../support/browser-agent.js';
 import { latestMailTo } from '../support/mail-drop.js';
 import {
+  accountIdByName,
   answer,
   askedOf,
   createPortalUser,
@@ -233,11 +234,11 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await shot('console-policies');
 
     const call = await modernToolCall(t.url, t.tokens.owner, 'delete_account', {
-      id: '00000000-0000-4000-8000-000000000001',
+      id: await accountIdByName(t, 'Umbrella Corp'),
     });
     const refusal: Json = JSON.parse(String(call.body.result.content[0].text));
-    expect(refusal.error.code).toBe('confirmation_required');
-    expect(refusal.error.message).toContain('mode "approval"');
+    expect(refusal.error.code).toBe('approval_pending');
+    expect(refusal.error.message).toContain('other than Olivia Owner');
   });
 
   it('revokes an OAuth client behind a confirmation dialog; its next MCP call is a 401', async () => {

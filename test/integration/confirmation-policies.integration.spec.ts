@@ -70,8 +70,7 @@ function policyVersionOf(body: Json): number {
 }
 
 const asks = (body: Json): boolean => body.result?.resultType === 'input_required';
-const refusedRequired = (body: Json): boolean =>
-  toolErrorCode(body.result) === 'confirmation_required';
+const awaitsApproval = (body: Json): boolean => toolErrorCode(body.result) === 'approval_pending';
 
 describe('confirmation policies', () => {
   it('lists every destructive tool with the default: form, the server TTL, version 0', async () => {
@@ -153,7 +152,7 @@ describe('confirmation policies', () => {
     const toApproval = await setPolicy(a, 'delete_portal_user', { mode: 'approval' });
     expect(toApproval.status).toBe(200);
     const at = performance.now();
-    expect(await until(b, refusedRequired, at)).toBeLessThanOrEqual(BOUND_MS);
+    expect(await until(b, awaitsApproval, at)).toBeLessThanOrEqual(BOUND_MS);
 
     const toForm = await setPolicy(b, 'delete_portal_user', { mode: 'form' });
     expect(toForm.status).toBe(200);

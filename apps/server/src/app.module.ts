@@ -19,6 +19,7 @@ import { MetricsModule } from '@app/metrics';
 import { RateLimitModule, TokenRateLimitGuard } from '@app/rate-limit';
 import { HistoryPartitionsModule } from '@app/history-partitions';
 import { McpHistoryModule } from '@app/mcp-history';
+import { ApprovalsModule } from '@app/approvals';
 import { ConfirmationPoliciesModule } from '@app/confirmation-policies';
 import { McpServerModule, mcpTransportErrorBody, wwwAuthenticateChallenge } from '@app/mcp-server';
 import { PortalUsersModule } from '@app/portal-users';
@@ -132,6 +133,7 @@ export class AppModule {
         McpHistoryModule,
         HistoryPartitionsModule,
         ConfirmationPoliciesModule,
+        ApprovalsModule,
         McpServerModule,
         // Testing only (the conformance fixtures, loaded by startServer under their flag).
         ...testingModules,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '@app/errors';
 import { type TokenKind } from '@app/access-vocabulary';
-import { RequestContext } from '@app/identity';
+import { RequestContext, type CallerContext } from '@app/identity';
 import { currentTraceId } from '@app/tracing';
 import {
   DEFAULT_PAGE_LIMIT,
@@ -266,7 +266,14 @@ export class AuditTrail {
   }
 
   private callerAsActor(): AuditActor {
-    const c = this.context.caller;
+    return this.memberActor(this.context.caller);
+  }
+
+  /**
+   * The actor for a member's write made outside the REST handler that would name it (e.g. the MCP
+   * confirmation gate recording an approval request for the call it is judging).
+   */
+  memberActor(c: CallerContext): AuditActor {
     return {
       organizationId: c.principal.organizationId,
       actorType: 'member',

@@ -19,6 +19,11 @@ export const AUDIT_ACTIONS = [
   'person.sign_in_refused',
   'person.signed_in',
   'confirmation_policy.updated',
+  'approval.requested',
+  'approval.approved',
+  'approval.denied',
+  'approval.expired',
+  'approval.executed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -30,6 +35,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'organization',
   'person',
   'confirmation_policy',
+  'approval',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 

@@ -1,4 +1,4 @@
-export { AuditTrailModule } from './audit-trail.module.js';
+export { AuditTrailModule, AuditWriterModule } from './audit-trail.module.js';
 export {
   AuditTrail,
   EXPORT_SETTLE_MS,

@@ -17,6 +17,10 @@ export const ERROR_STATUS = {
   confirmation_required: 409,
   confirmation_replayed: 409,
   confirmation_unavailable: 503,
+  // Four-eyes approval of MCP tools (isError results only; ADR 0011)
+  approval_pending: 409,
+  approval_denied: 409,
+  approval_expired: 409,
   // Authorization outcomes: each names who can fix it
   insufficient_scope: 403,
   insufficient_permission: 403,
@@ -64,6 +68,17 @@ export const CONFIRMATION_REFUSAL_CODES = [
 ] as const satisfies readonly ErrorCode[];
 
 /**
+ * What a tool under the `approval` confirmation policy can answer instead of running: a request is
+ * waiting for another admin (`approval_pending`), an admin denied it (`approval_denied`, with the
+ * reason), or it lapsed before it was decided or used (`approval_expired`).
+ */
+export const APPROVAL_REFUSAL_CODES = [
+  'approval_pending',
+  'approval_denied',
+  'approval_expired',
+] as const satisfies readonly ErrorCode[];
+
+/**
  * The codes an MCP tool's `isError` result carries: the REST API's own answers to the call, the
  * database not serving it in time, the confirmation's outcomes and the authorization refusals.
  * A test walks every catalogue tool's possible answers against this list.
@@ -80,6 +95,7 @@ export const TOOL_RESULT_CODES = [
   'SERVICE_UNAVAILABLE',
   ...CONFIRMATION_REFUSAL_CODES,
   'confirmation_unavailable',
+  ...APPROVAL_REFUSAL_CODES,
   ...AUTHORIZATION_CODES,
 ] as const satisfies readonly ErrorCode[];
 export type ToolResultCode = (typeof TOOL_RESULT_CODES)[number];

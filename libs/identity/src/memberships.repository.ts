@@ -140,6 +140,16 @@ export class MembershipsRepository {
     return rows[0];
   }
 
+  /** The active members holding `admin`, with their e-mail and name (whom approvals are asked of). */
+  activeAdmins(organizationId: string): Promise<MemberRow[]> {
+    return this.ds.query<MemberRow[]>(
+      `SELECT ${MEMBER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.organization_id = $1 AND m.status = 'active' AND 'admin' = ANY (m.permissions)
+        ORDER BY lower(u.email), m.user_id`,
+      [organizationId],
+    );
+  }
+
   /** Locks and returns the active members holding `admin`, so two demotions cannot both pass. */
   async lockActiveAdmins(tx: EntityManager, organizationId: string): Promise<string[]> {
     const rows = await tx.query<Array<{ user_id: string }>>(

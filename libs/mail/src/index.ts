@@ -1,4 +1,4 @@
-export { MailModule } from './mail.module.js';
+export { MailModule, MailTransportModule } from './mail.module.js';
 export { MAIL_TRANSPORT, type MailMessage, type MailTransport } from './mail-transport.js';
 export { SmtpMailTransport, type SmtpOptions } from './smtp-mail.transport.js';
 export { OutboxMailTransport } from './outbox-mail.transport.js';

@@ -15,17 +15,15 @@ function smtp(config: AppConfig, url: string): SmtpMailTransport {
 }
 
 /**
- * The mail service. An organisation's mail (invitations it sends): SMTP when `SMTP_URL` is set,
- * else its outbox (`GET /v1/mail/outbox`, read by its admins). A person's own mail (sign-in
- * links): SMTP, else the local mail drop outside production, else nothing (see `PersonalMailer`):
- * never an outbox another person can read.
+ * The mail service without its REST route, for libraries that send but must not bring in a
+ * controller (the MCP tool executor's approval requests). An organisation's mail (invitations,
+ * approval requests): SMTP when `SMTP_URL` is set, else its outbox (`GET /v1/mail/outbox`, read by
+ * its admins). A person's own mail (sign-in links): SMTP, else the local mail drop outside
+ * production, else nothing (see `PersonalMailer`): never an outbox another person can read.
  */
 @Module({
-  imports: [IdentityModule],
-  controllers: [MailOutboxController],
   providers: [
     MailOutboxRepository,
-    MailOutboxService,
     {
       provide: MAIL_TRANSPORT,
       inject: [AppConfig, MailOutboxRepository],
@@ -45,6 +43,15 @@ function smtp(config: AppConfig, url: string): SmtpMailTransport {
             : new LocalMailDrop(config.dataDir),
     },
   ],
-  exports: [MAIL_TRANSPORT, PERSONAL_MAILER],
+  exports: [MailOutboxRepository, MAIL_TRANSPORT, PERSONAL_MAILER],
+})
+export class MailTransportModule {}
+
+/** The mail service ({@link MailTransportModule}) and the outbox's REST route for admins. */
+@Module({
+  imports: [IdentityModule, MailTransportModule],
+  controllers: [MailOutboxController],
+  providers: [MailOutboxService],
+  exports: [MailTransportModule],
 })
 export class MailModule {}

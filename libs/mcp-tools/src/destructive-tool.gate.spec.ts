@@ -2,6 +2,7 @@
 import { Logger } from '@nestjs/common';
 import { describe, expect, it, vi } from 'vitest';
 import { ROLE_PERMISSIONS } from '@app/access-vocabulary';
+import type { Approval, ApprovalCall, ApprovalOutcome, ApprovalRequests } from '@app/approvals';
 import type { ConfirmationPolicyReader, ConfirmationPolicy } from '@app/confirmation-policies';
 import type { CallerContext } from '@app/identity';
 import {
@@ -50,6 +51,7 @@ function setup(
     inspect?: RedeemOutcome;
     ask?: Error;
     policy?: Partial<ConfirmationPolicy> | Error;
+    approval?: ApprovalOutcome | Error;
   } = {},
 ) {
   const policyFor = vi.fn<ConfirmationPolicyReader['policyFor']>((_org, name) =>
@@ -101,15 +103,23 @@ function setup(
   const recordConfirmation = vi.fn<MetricsService['recordConfirmation']>((o) => {
     recorded.push(o);
   });
+  const approvalCalls: ApprovalCall[] = [];
+  const forCall = vi.fn<ApprovalRequests['forCall']>((call) => {
+    approvalCalls.push(call);
+    const a = opts.approval;
+    if (a === undefined) throw new Error('no approval answer set');
+    return a instanceof Error ? Promise.reject(a) : Promise.resolve(a);
+  });
   const gate = new DestructiveToolGate(
     { ask, redeem, inspect } as unknown as ConfirmationService,
+    { forCall } as unknown as ApprovalRequests,
     { policyFor } as unknown as ConfirmationPolicyReader,
     { dispatch } as unknown as RestDispatcher,
     { recordConfirmation } as unknown as MetricsService,
   );
   const check = (params: Record<string, unknown>, c = ctx()): Promise<GateDecision> =>
     gate.check(tool, spec, args, params, c, caller);
-  return { check, asked, lookups, recorded, redeem, inspect };
+  return { check, asked, lookups, recorded, redeem, inspect, approvalCalls };
 }
 
 describe('DestructiveToolGate', () => {
@@ -277,7 +287,7 @@ describe('DestructiveToolGate', () => {
     expect(s.recorded).toEqual(['superseded', 'asked']);
   });
 
-  it.each(['verified', 'approval'] as const)(
+  it.each(['verified'] as const)(
     'a %s policy this client cannot satisfy is confirmation_required naming the mode; nothing is asked or redeemed',
     async (mode) => {
       const s = setup({ policy: { mode, version: 2 } });
@@ -311,5 +321,121 @@ describe('DestructiveToolGate', () => {
     });
     expect(s.asked).toHaveLength(0);
     logged.mockRestore();
+  });
+
+  describe('approval policy', () => {
+    const APPROVAL: Approval = {
+      id: 'appr-1',
+      organizationId: caller.principal.organizationId,
+      tokenId: caller.principal.tokenId,
+      userId: caller.principal.userId,
+      requesterName: 'Olivia Owner',
+      requesterEmail: 'olivia@acme.test',
+      tool: 'delete_portal_user',
+      argumentsDigest: 'd'.repeat(64),
+      arguments: args,
+      targetType: 'portal_user',
+      targetId: USER_ID,
+      message: 'Delete?',
+      clientName: 'client',
+      protocolVersion: '2026-07-28',
+      requestId: 'req-0',
+      policyVersion: 3,
+      expirySeconds: 600,
+      status: 'pending',
+      createdAt: new Date('2026-12-04T10:00:00Z'),
+      expiresAt: new Date('2026-12-04T10:10:00Z'),
+      decidedAt: null,
+      decidedBy: null,
+      decidedByName: null,
+      reason: null,
+      executedAt: null,
+      executedRequestId: null,
+      reportedAt: null,
+    };
+    const policy = { mode: 'approval' as const, version: 3 };
+
+    it('any client of either era gets approval_pending naming the request and who resolves it; nothing runs', async () => {
+      for (const c of [ctx('legacy'), ctx('modern', {}), ctx('modern')]) {
+        const s = setup({
+          policy,
+          approval: { kind: 'pending', approval: APPROVAL, created: true, superseded: false },
+        });
+        const decision = await s.check({}, c);
+        expect(decision).toMatchObject({
+          kind: 'refused',
+          confirmationId: null,
+          envelope: { error: { code: 'approval_pending', details: { approval_id: 'appr-1' } } },
+        });
+        const message = decision.kind === 'refused' ? decision.envelope.error.message : '';
+        expect(message).toContain('appr-1');
+        expect(message).toContain('admin permission other than Olivia Owner');
+        expect(s.lookups).toEqual([`GET /v1/portal-users/${USER_ID}`]);
+        expect(s.approvalCalls[0]).toMatchObject({
+          tool: 'delete_portal_user',
+          args,
+          targetId: USER_ID,
+          message: expect.stringContaining('Pat Doe'),
+          policy: { version: 3, expirySeconds: 600 },
+        });
+        expect(s.asked).toHaveLength(0);
+        expect(s.recorded).toEqual(['asked']);
+      }
+    });
+
+    it('an approved request used by this call proceeds, without a confirmation id', async () => {
+      const s = setup({
+        policy,
+        approval: { kind: 'run', approval: { ...APPROVAL, status: 'executed' } },
+      });
+      expect(await s.check({})).toEqual({
+        kind: 'proceed',
+        confirmationId: null,
+        approvalId: 'appr-1',
+      });
+    });
+
+    it('denied, expired and replayed answer their codes (the reason with a denial); nothing runs', async () => {
+      const denied = await setup({
+        policy,
+        approval: {
+          kind: 'denied',
+          approval: { ...APPROVAL, status: 'denied', decidedByName: 'Max', reason: 'not now' },
+        },
+      }).check({});
+      expect(denied).toMatchObject({ envelope: { error: { code: 'approval_denied' } } });
+      expect(denied.kind === 'refused' ? denied.envelope.error.message : '').toContain(
+        'Max denied request appr-1 for delete_portal_user (reason: not now)',
+      );
+      const expired = await setup({
+        policy,
+        approval: { kind: 'expired', approval: { ...APPROVAL, status: 'expired' } },
+      }).check({});
+      expect(expired).toMatchObject({ envelope: { error: { code: 'approval_expired' } } });
+      const replayed = await setup({
+        policy,
+        approval: { kind: 'replayed', approval: { ...APPROVAL, status: 'approved' } },
+      }).check({});
+      expect(replayed).toMatchObject({ envelope: { error: { code: 'confirmation_replayed' } } });
+    });
+
+    it('a missing target is the API answer, and no request is recorded', async () => {
+      const notFound = { error: { code: 'NOT_FOUND', message: 'Portal user not found' } };
+      const s = setup({
+        policy,
+        lookup: { status: 404, body: notFound, text: JSON.stringify(notFound) },
+      });
+      expect(await s.check({})).toMatchObject({ envelope: { error: { code: 'NOT_FOUND' } } });
+      expect(s.approvalCalls).toHaveLength(0);
+    });
+
+    it('a store that cannot record the request refuses the call (confirmation_unavailable)', async () => {
+      const logged = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const s = setup({ policy, approval: new Error('database down') });
+      expect(await s.check({})).toMatchObject({
+        envelope: { error: { code: 'confirmation_unavailable' } },
+      });
+      logged.mockRestore();
+    });
   });
 });

@@ -1,6 +1,12 @@
 import { isJsonObject, sanitizeForPrompt, unreachable } from '@app/common';
 import { Injectable, Logger } from '@nestjs/common';
-import { CONFIRMATION_REFUSAL_CODES, toEnvelope, type ErrorEnvelope } from '@app/errors';
+import {
+  APPROVAL_REFUSAL_CODES,
+  CONFIRMATION_REFUSAL_CODES,
+  toEnvelope,
+  type ErrorEnvelope,
+} from '@app/errors';
+import { ApprovalRequests, type ApprovalOutcome } from '@app/approvals';
 import { ConfirmationPolicyReader, type ConfirmationPolicy } from '@app/confirmation-policies';
 import type { CallerContext } from '@app/identity';
 import {
@@ -19,7 +25,8 @@ import { pathParamsOf, pathValuesOf, type CompiledTool } from './tool-catalog.js
 import type { ConfirmationSpec } from './tool-definition.js';
 
 export type GateDecision =
-  | { kind: 'proceed'; confirmationId: string }
+  /** Run once: a consumed confirmation (`form`), or a used approval (`approval`: no confirmation id). */
+  | { kind: 'proceed'; confirmationId: string | null; approvalId?: string }
   | {
       kind: 'input_required';
       confirmationId: string;
@@ -41,8 +48,11 @@ export function declaresFormElicitation(capabilities: Record<string, unknown>): 
  * second of a change). `form` with a 2026-07-28 client declaring form elicitation: read the target
  * (the question names it; a missing one is the API's 404) → ask (input_required) → the retry
  * redeems the ledger row atomically, under the same policy version → run. The endpoint itself
- * answers NOT_FOUND if the target went away meanwhile. Anything else gets `confirmation_required`;
- * nothing runs.
+ * answers NOT_FOUND if the target went away meanwhile. `approval`, any client of either era: read
+ * the target → the request bound to this call (requester, token, tool, arguments digest, policy
+ * version) is found or recorded (`approval_pending`, the admins are mailed) → once another admin
+ * approved it, the same call retried uses it once and runs; denied: `approval_denied`; lapsed:
+ * `approval_expired`. Anything else gets `confirmation_required`; nothing runs.
  */
 @Injectable()
 export class DestructiveToolGate {
@@ -50,6 +60,7 @@ export class DestructiveToolGate {
 
   constructor(
     private readonly confirmations: ConfirmationService,
+    private readonly approvals: ApprovalRequests,
     private readonly policies: ConfirmationPolicyReader,
     private readonly dispatcher: RestDispatcher,
     private readonly metrics: MetricsService,
@@ -72,6 +83,8 @@ export class DestructiveToolGate {
     }
     try {
       const policy = await this.policyOf(caller, tool.def.name);
+      if (policy.mode === 'approval')
+        return await this.approval(tool, spec, args, ctx, caller, policy);
       if (policy.mode !== 'form')
         return refused(null, 'confirmation_required', unusable(tool, policy));
       if (ctx.era === 'legacy' || !declaresFormElicitation(ctx.clientCapabilities)) {
@@ -210,6 +223,84 @@ export class DestructiveToolGate {
     };
   }
 
+  /**
+   * Four-eyes: no elicitation, so any client of either era. The question is asked of the admins,
+   * not the person: the answer says so, with the request's id, and the retry learns the decision.
+   */
+  private async approval(
+    tool: CompiledTool,
+    spec: ConfirmationSpec,
+    args: Record<string, unknown>,
+    ctx: McpRequestContext,
+    caller: CallerContext,
+    policy: ConfirmationPolicy,
+  ): Promise<GateDecision> {
+    const target = await this.readTarget(spec, args, caller);
+    if ('envelope' in target)
+      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+    let outcome: ApprovalOutcome;
+    try {
+      outcome = await this.approvals.forCall({
+        caller,
+        tool: tool.def.name,
+        args,
+        targetType: spec.targetType,
+        targetId: String(target.record.id ?? args.id),
+        message: spec.question(target.record, (v) => sanitizeForPrompt(promptText(v))),
+        protocolVersion: ctx.protocolVersion,
+        policy: { version: policy.version, expirySeconds: policy.expirySeconds },
+      });
+    } catch (err) {
+      throw new ConfirmationUnavailableError(err);
+    }
+    const a = outcome.approval;
+    switch (outcome.kind) {
+      case 'run':
+        this.metrics.recordConfirmation('consumed');
+        return { kind: 'proceed', confirmationId: null, approvalId: a.id };
+      case 'pending':
+        if (outcome.created) this.metrics.recordConfirmation('asked');
+        return approvalRefused(
+          'approval_pending',
+          `${tool.def.name} runs only after another admin approves it. ` +
+            (outcome.superseded
+              ? 'The earlier request was made under an older confirmation policy and no longer counts, so a new approval was requested: '
+              : outcome.created
+                ? 'An approval was requested: '
+                : 'The approval request is still waiting: ') +
+            `request ${a.id}, until ${a.expiresAt.toISOString()}. A member of the organisation with the admin ` +
+            `permission other than ${a.requesterName} approves or denies it on the admin console's Approvals page. ` +
+            'Nothing was run. Once it is approved, call the tool again with the same arguments and it runs once.',
+          a.id,
+        );
+      case 'denied':
+        this.metrics.recordConfirmation('declined');
+        return approvalRefused(
+          'approval_denied',
+          `${a.decidedByName ?? 'An admin'} denied request ${a.id} for ${tool.def.name} (reason: ${a.reason ?? 'none given'}). ` +
+            'Nothing was changed. Do not retry; calling again asks for a new approval.',
+          a.id,
+        );
+      case 'expired':
+        this.metrics.recordConfirmation('expired');
+        return approvalRefused(
+          'approval_expired',
+          `Approval request ${a.id} for ${tool.def.name} expired at ${a.expiresAt.toISOString()} before it was ` +
+            `${a.status === 'expired' && a.decidedAt !== null ? 'used' : 'decided'}. Nothing was run; call the tool again to request a new approval.`,
+          a.id,
+        );
+      case 'replayed':
+        this.metrics.recordConfirmation('replayed');
+        return refused(
+          null,
+          'confirmation_replayed',
+          `Approval ${a.id} was already used by another call; each approval runs one call once. Nothing was run.`,
+        );
+      default:
+        return unreachable(outcome);
+    }
+  }
+
   /** The tool's policy now; a store that cannot answer refuses the call like the ledger's. */
   private async policyOf(caller: CallerContext, tool: string): Promise<ConfirmationPolicy> {
     try {
@@ -244,12 +335,21 @@ function refused(
   return { kind: 'refused', confirmationId, envelope: toEnvelope(code, message) };
 }
 
+function approvalRefused(
+  code: (typeof APPROVAL_REFUSAL_CODES)[number],
+  message: string,
+  approvalId: string,
+): GateDecision {
+  return {
+    kind: 'refused',
+    confirmationId: null,
+    envelope: toEnvelope(code, message, { approval_id: approvalId }),
+  };
+}
+
 /** Why a policy this server cannot satisfy for any client refuses the call (who can change it). */
 function unusable(tool: CompiledTool, policy: ConfirmationPolicy): string {
-  const needs =
-    policy.mode === 'approval'
-      ? 'a second admin approves it'
-      : 'the person who authorized this client confirms it on this server’s own page';
+  const needs = 'the person who authorized this client confirms it on this server’s own page';
   return (
     `${tool.def.name} is destructive and the organisation’s confirmation policy says it runs only after ` +
     `${needs} (mode "${policy.mode}"), which this server cannot arrange for this client yet. ` +

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AccessModule } from '@app/access';
+import { ApprovalRequestsModule } from '@app/approvals';
 import { ConfirmationPolicyReaderModule } from '@app/confirmation-policies';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
@@ -23,6 +24,7 @@ import { ToolExecutor } from './tool-executor.js';
     McpConfirmationsModule,
     ToolCallHistoryModule,
     ConfirmationPolicyReaderModule,
+    ApprovalRequestsModule,
   ],
   providers: [
     RestDispatcher,

@@ -188,7 +188,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
           case 'refused':
             return refusedWith(decision.envelope, progress);
           case 'proceed':
-            progress = { ...progress, consumedConfirmation: true };
+            progress = { ...progress, consumedConfirmation: decision.confirmationId !== null };
             caller.confirmationId = decision.confirmationId;
             break;
           default:

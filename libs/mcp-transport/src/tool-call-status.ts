@@ -36,13 +36,16 @@ export function rpcErrorCodeOf(status: string): number | undefined {
 export const TOOL_CALL_SUCCESS_STATUSES = ['ok', 'input_required'] as const;
 
 /**
- * Statuses of calls refused before they ran: an authorization check, or a confirmation the client
- * cannot ask for or already used. Not `USER_DECLINED`: the person was asked and answered no, a
- * tool error like any other answer the caller can act on.
+ * Statuses of calls refused before they ran: an authorization check, a confirmation the client
+ * cannot ask for or already used, or an approval still waiting or lapsed. Not `USER_DECLINED` nor
+ * `approval_denied`: a person was asked and answered no, a tool error like any other answer the
+ * caller can act on.
  */
 export const TOOL_CALL_REFUSAL_STATUSES: readonly ErrorCode[] = [
   ...AUTHORIZATION_CODES,
   ...CONFIRMATION_REFUSAL_CODES.filter((code) => code !== 'USER_DECLINED'),
+  'approval_pending',
+  'approval_expired',
 ];
 
 /** Whether the call answered with an `isError` result (a code), not success nor JSON-RPC error. */

@@ -24,7 +24,7 @@ const MODES: { value: ConfirmationPolicy['mode']; label: string; means: string }
     value: 'approval',
     label: 'Admin approval',
     means:
-      'Another member with the admin permission approves or denies the call in this console. Not offered to MCP clients yet: calls are refused with confirmation_required and nothing runs.',
+      'Another member with the admin permission, never the requester, approves or denies the call on the Approvals page; the agent is told approval_pending, and its same call retried after approval runs once. Any client, either protocol era.',
   },
 ];
 

@@ -20,6 +20,7 @@ import { ToolCallCorrelationId1765000100000 } from './1765000100000-tool-call-co
 import { TraceIds1765200000000 } from './1765200000000-trace-ids.js';
 import { PartitionHistory1765300000000 } from './1765300000000-partition-history.js';
 import { ConfirmationPolicies1765400000000 } from './1765400000000-confirmation-policies.js';
+import { Approvals1765500000000 } from './1765500000000-approvals.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -48,4 +49,5 @@ export const MIGRATIONS = [
   TraceIds1765200000000,
   PartitionHistory1765300000000,
   ConfirmationPolicies1765400000000,
+  Approvals1765500000000,
 ];

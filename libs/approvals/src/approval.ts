@@ -1,0 +1,67 @@
+/**
+ * Where an approval request stands. `pending` → `approved` / `denied` (another admin, with a
+ * reason) or `expired`; `approved` → `executed` (the retry that ran it, once) or `expired`; an
+ * open request asked under an older policy version → `superseded`.
+ */
+export const APPROVAL_STATUSES = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+  'executed',
+  'superseded',
+] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** One request for a second admin's approval of one tool call (table `mcp_approvals`). */
+export interface Approval {
+  id: string;
+  organizationId: string;
+  tokenId: string;
+  /** The requester: the person whose token made the call. */
+  userId: string;
+  requesterName: string;
+  requesterEmail: string;
+  tool: string;
+  argumentsDigest: string;
+  arguments: Record<string, unknown>;
+  targetType: string;
+  targetId: string;
+  /** The question, as the console shows it (record text passed through sanitizeForPrompt). */
+  message: string;
+  clientName: string | null;
+  protocolVersion: string;
+  requestId: string;
+  policyVersion: number;
+  expirySeconds: number;
+  status: ApprovalStatus;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  decidedBy: string | null;
+  decidedByName: string | null;
+  reason: string | null;
+  executedAt: Date | null;
+  executedRequestId: string | null;
+  reportedAt: Date | null;
+}
+
+/** What a request is bound to: a retry matches only a request bound to exactly this. */
+export interface ApprovalBinding {
+  organizationId: string;
+  tokenId: string;
+  userId: string;
+  tool: string;
+  argumentsDigest: string;
+}
+
+/** The status people see: an open request past its expiry is expired. */
+export function visibleStatus(
+  a: Pick<Approval, 'status' | 'expiresAt'>,
+  now: Date,
+): ApprovalStatus {
+  return (a.status === 'pending' || a.status === 'approved') &&
+    a.expiresAt.getTime() <= now.getTime()
+    ? 'expired'
+    : a.status;
+}

@@ -1,0 +1,9 @@
+export { ApprovalsModule } from './approvals.module.js';
+export { ApprovalRequestsModule } from './approval-requests.module.js';
+export {
+  ApprovalRequests,
+  type ApprovalCall,
+  type ApprovalOutcome,
+} from './approval-requests.service.js';
+export { APPROVAL_ENDPOINTS } from './approvals.endpoints.js';
+export { APPROVAL_STATUSES, type Approval, type ApprovalStatus } from './approval.js';

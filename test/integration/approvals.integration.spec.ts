@@ -1,0 +1,276 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textJsonOf, type Json } from '../support/mcp-peers.js';
+import {
+  auditEvents,
+  createPortalUser,
+  legacyRequest,
+  modernToolCall,
+  openSql,
+  portalUserStatus,
+  sqlRows,
+  type SqlClient,
+  type WireResponse,
+} from '../support/mcp-confirmation-fixtures.js';
+import { startReplicaPair, type TestServer } from '../support/test-server.js';
+
+/**
+ * Four-eyes approval (confirmation policy `approval`, ADR 0011) on two replicas of one database:
+ * a destructive call records one request and answers `approval_pending` in both eras; another
+ * admin approves (never the requester) or denies it with a reason; the same call retried runs once
+ * (20 concurrent retries across both replicas: one execution), is told the denial or the expiry
+ * once, and a decision made under an older policy version counts for nothing. The demo member Max
+ * is made an admin here, to be the second admin.
+ */
+const TOOL = 'delete_portal_user';
+const RETRIES = 20;
+
+let a: TestServer;
+let b: TestServer;
+let pair: Awaited<ReturnType<typeof startReplicaPair>> | undefined;
+let sql: SqlClient;
+let policyVersion = 0;
+
+beforeAll(async () => {
+  pair = await startReplicaPair();
+  ({ a, b } = pair);
+  sql = await openSql(a.db.url);
+  const members: Json = await (await a.request('/v1/members', { token: 'owner' })).json();
+  const max = members.data.find((m: Json) => m.email === 'max.member@acme.test');
+  const promoted = await a.request(`/v1/members/${max.user_id}`, {
+    method: 'PATCH',
+    token: 'owner',
+    json: { role: 'admin' },
+  });
+  if (promoted.status !== 200) throw new Error(`promoting Max answered ${promoted.status}`);
+  await setPolicy({ mode: 'approval', expiry_seconds: 600 });
+}, 180_000);
+
+afterAll(async () => {
+  await sql?.end();
+  await pair?.close();
+});
+
+async function setPolicy(body: Record<string, unknown>): Promise<void> {
+  const res = await a.request(`/v1/mcp/confirmation-policies/${TOOL}`, {
+    method: 'PATCH',
+    token: 'owner',
+    json: body,
+  });
+  const json: Json = await res.json();
+  if (res.status !== 200) throw new Error(`set policy: ${res.status} ${JSON.stringify(json)}`);
+  policyVersion = json.version;
+}
+
+/** The owner's delete of `id` on 2026-07-28 without elicitation (approval needs none). */
+function modernDelete(t: TestServer, id: string): Promise<WireResponse> {
+  return modernToolCall(t.url, t.tokens.owner, TOOL, { id }, {}, { capabilities: {} });
+}
+
+function legacyDelete(t: TestServer, id: string): Promise<WireResponse> {
+  return legacyRequest(t.url, t.tokens.owner, 'tools/call', { name: TOOL, arguments: { id } });
+}
+
+/** `ok`, an isError code, or what else came back. */
+function outcomeOf(res: WireResponse): string {
+  if (res.status !== 200 || res.body?.error !== undefined)
+    return `http_${res.status}:${JSON.stringify(res.body?.error ?? res.body)}`;
+  const result: Json = res.body.result;
+  if (result.isError !== true) return 'ok';
+  return textJsonOf(result).error.code;
+}
+
+function errorOf(res: WireResponse): Json {
+  return textJsonOf(res.body.result).error;
+}
+
+async function decide(
+  t: TestServer,
+  token: string,
+  id: string,
+  verb: 'approve' | 'deny',
+  body: Record<string, unknown> = {},
+): Promise<{ status: number; body: Json }> {
+  const res = await t.request(`/v1/mcp/approvals/${id}/${verb}`, {
+    method: 'POST',
+    token,
+    json: body,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function approvalRows(targetId: string): Promise<Json[]> {
+  return sqlRows(
+    sql,
+    `SELECT id, status, policy_version FROM mcp_approvals WHERE target_id = $1 ORDER BY created_at`,
+    [targetId],
+  );
+}
+
+describe('approval policy', () => {
+  it('one request for the call in both eras; the admins are told; the requester cannot approve it; another admin does; 20 concurrent retries on two replicas run it once', async () => {
+    const target = await createPortalUser(a, 'Approval Target');
+    const first = await modernDelete(a, target.id);
+    expect(outcomeOf(first)).toBe('approval_pending');
+    const id: string = errorOf(first).details.approval_id;
+    expect(errorOf(first).message).toContain(id);
+    expect(errorOf(first).message).toContain('admin permission other than Olivia Owner');
+    // The same call on the other replica, in the 2025 era: the same request, no second one.
+    const again = await legacyDelete(b, target.id);
+    expect(outcomeOf(again)).toBe('approval_pending');
+    expect(errorOf(again).details.approval_id).toBe(id);
+    expect(await approvalRows(target.id)).toEqual([
+      { id, status: 'pending', policy_version: policyVersion },
+    ]);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+
+    const listed: Json = await (
+      await b.request('/v1/mcp/approvals?status=pending', { token: 'member' })
+    ).json();
+    expect(listed.data).toEqual([
+      expect.objectContaining({
+        id,
+        tool: TOOL,
+        status: 'pending',
+        arguments: { id: target.id },
+        target_type: 'portal_user',
+        target_id: target.id,
+        requester_name: 'Olivia Owner',
+        requester_email: 'olivia.owner@acme.test',
+        client_name: 'raw-e2e',
+        policy_version: policyVersion,
+        message: expect.stringContaining('Approval Target'),
+      }),
+    ]);
+    const count: Json = await (
+      await a.request('/v1/mcp/approvals/pending-count', { token: 'member' })
+    ).json();
+    expect(count).toEqual({ pending: 1 });
+
+    // Max, the other admin, got a mail with the console's link (no secret in it); Olivia none.
+    const outbox: Json = await (await a.request('/v1/mail/outbox', { token: 'owner' })).json();
+    const mails: Json[] = outbox.data.filter((m: Json) => m.subject.includes(TOOL));
+    expect(mails.map((m) => m.to)).toEqual(['max.member@acme.test']);
+    expect(mails[0].text).toContain(`${a.server.config.baseUrl}/admin/approvals`);
+    expect(mails[0].text).toContain(id);
+    expect(mails[0].text).not.toContain(a.tokens.owner);
+
+    const own = await decide(a, 'owner', id, 'approve');
+    expect(own.status).toBe(403);
+    expect(own.body.error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: expect.stringContaining('another member with the admin permission'),
+    });
+    const noReason = await decide(b, 'member', id, 'deny');
+    expect(noReason.status).toBe(422);
+    const approved = await decide(b, 'member', id, 'approve', { reason: 'checked with sales' });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({
+      status: 'approved',
+      decided_by_name: 'Max Member',
+      reason: 'checked with sales',
+    });
+    expect((await decide(a, 'member', id, 'deny', { reason: 'too late' })).status).toBe(409);
+
+    const outcomes = await Promise.all(
+      Array.from({ length: RETRIES }, (_, i) =>
+        i % 2 === 0
+          ? modernDelete(i % 4 === 0 ? a : b, target.id)
+          : legacyDelete(i % 4 === 1 ? a : b, target.id),
+      ),
+    ).then((all) => all.map(outcomeOf));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+    // The others: the approval already used, or (arriving after the delete) the user is gone.
+    expect(
+      outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed' && o !== 'NOT_FOUND'),
+    ).toEqual([]);
+    expect(await portalUserStatus(b, target.id)).toBe(404);
+    const deleted = await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id });
+    expect(deleted).toHaveLength(1);
+    expect(await approvalRows(target.id)).toEqual([
+      { id, status: 'executed', policy_version: policyVersion },
+    ]);
+    const chain = await auditEvents(a, { resource_type: 'approval', resource_id: id });
+    expect(chain.map((e) => [e.action, e.actor_name, e.channel]).toReversed()).toEqual([
+      ['approval.requested', 'Olivia Owner', 'mcp'],
+      ['approval.approved', 'Max Member', 'api'],
+      ['approval.executed', 'Olivia Owner', 'mcp'],
+    ]);
+    // The approval's execution and the delete are the same request.
+    const executed = chain.find((e) => e.action === 'approval.executed');
+    expect(deleted[0].request_id).toBe(executed.request_id);
+  });
+
+  it('a denial is told once with its reason, nothing runs; calling again asks anew', async () => {
+    const target = await createPortalUser(a, 'Denied Target');
+    const id: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
+    const denied = await decide(b, 'member', id, 'deny', { reason: 'not before the audit' });
+    expect(denied.status).toBe(200);
+    expect(denied.body.status).toBe('denied');
+    const told = await legacyDelete(b, target.id);
+    expect(outcomeOf(told)).toBe('approval_denied');
+    expect(errorOf(told).message).toContain('not before the audit');
+    expect(errorOf(told).message).toContain('Max Member');
+    const anew = await modernDelete(a, target.id);
+    expect(outcomeOf(anew)).toBe('approval_pending');
+    expect(errorOf(anew).details.approval_id).not.toBe(id);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+    const events = await auditEvents(a, { resource_type: 'approval', resource_id: id });
+    expect(events.find((e) => e.action === 'approval.denied')).toMatchObject({
+      actor_name: 'Max Member',
+      changes: { reason: { before: null, after: 'not before the audit' } },
+    });
+  });
+
+  it('a request past its expiry cannot be decided, and the retry is told approval_expired once', async () => {
+    const target = await createPortalUser(a, 'Lapsed Target');
+    const id: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
+    await sql.query(
+      `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '10 minutes' WHERE id = $1`,
+      [id],
+    );
+    const listed: Json = await (
+      await a.request('/v1/mcp/approvals?status=expired', { token: 'member' })
+    ).json();
+    expect(listed.data.map((r: Json) => r.id)).toContain(id);
+    expect((await decide(b, 'member', id, 'approve')).status).toBe(409);
+    const told = await modernDelete(b, target.id);
+    expect(outcomeOf(told)).toBe('approval_expired');
+    expect(errorOf(told).details.approval_id).toBe(id);
+    expect(outcomeOf(await modernDelete(b, target.id))).toBe('approval_pending');
+    const events = await auditEvents(a, { action: 'approval.expired', resource_id: id });
+    expect(events).toHaveLength(1);
+
+    // Approved, then not used before the approval lapsed: expired too, and nothing ran.
+    const second: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
+    expect((await decide(a, 'member', second, 'approve')).status).toBe(200);
+    await sql.query(
+      `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
+      [second],
+    );
+    expect(outcomeOf(await legacyDelete(a, target.id))).toBe('approval_expired');
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+  });
+
+  it('a decision made under an older policy version is refused: nothing runs, a new request is made', async () => {
+    const target = await createPortalUser(a, 'Versioned Target');
+    const old: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
+    expect((await decide(a, 'member', old, 'approve')).status).toBe(200);
+    await setPolicy({ mode: 'approval', expiry_seconds: 900 });
+    const retried = await modernDelete(a, target.id);
+    expect(outcomeOf(retried)).toBe('approval_pending');
+    const fresh: string = errorOf(retried).details.approval_id;
+    expect(fresh).not.toBe(old);
+    expect(errorOf(retried).message).toContain('older confirmation policy');
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await approvalRows(target.id)).toEqual([
+      { id: old, status: 'superseded', policy_version: policyVersion - 1 },
+      { id: fresh, status: 'pending', policy_version: policyVersion },
+    ]);
+    // The policy changes again before anyone decides: the decision is refused.
+    await setPolicy({ mode: 'approval', expiry_seconds: 600 });
+    const late = await decide(a, 'member', fresh, 'approve');
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toContain('changed since this request was made');
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+  });
+});
