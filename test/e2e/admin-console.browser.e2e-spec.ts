@@ -241,6 +241,86 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     expect(refusal.error.message).toContain('other than Olivia Owner');
   });
 
+  it('approves another admin’s request on the Approvals page by keyboard; that agent’s retry runs once', async () => {
+    // Max becomes a second admin; his agent asks to delete an account (the policy set above).
+    const members: Json = await (await t.request('/v1/members', { token: 'owner' })).json();
+    const max = members.data.find((m: Json) => m.email === 'max.member@acme.test');
+    const promoted = await t.request(`/v1/members/${max.user_id}`, {
+      method: 'PATCH',
+      token: 'owner',
+      json: { role: 'admin' },
+    });
+    expect(promoted.status).toBe(200);
+    const created = await t.request('/v1/accounts', {
+      method: 'POST',
+      token: 'owner',
+      json: { name: 'Wayne Enterprises' },
+    });
+    const account: Json = await created.json();
+    const asked = await modernToolCall(
+      t.url,
+      t.tokens.member,
+      'delete_account',
+      { id: account.id },
+      {},
+      { capabilities: {}, clientName: 'Claude Desktop' },
+    );
+    expect(JSON.parse(String(asked.body.result.content[0].text)).error.code).toBe(
+      'approval_pending',
+    );
+
+    await page.goto(`${t.url}/admin/`);
+    const link = page.getByRole('navigation', { name: 'Console' }).getByRole('link', {
+      name: /^Approvals/,
+    });
+    // Olivia's own request (from the policy test) and Max's wait.
+    await link.getByText('2').waitFor();
+    await link.click();
+    await page.getByRole('heading', { name: 'Approvals' }).waitFor();
+    const requests = page.locator('li.approval');
+    await requests.nth(1).waitFor();
+    const own = requests.filter({ hasText: 'Olivia Owner' });
+    expect(await own.innerText()).toContain('Your own request: another admin decides it.');
+    expect(await own.getByRole('button').count()).toBe(0);
+    const his = requests.filter({ hasText: 'Max Member' });
+    const shown = await his.innerText();
+    expect(shown).toContain('Wayne Enterprises');
+    expect(shown).toContain(`{"id":"${account.id}"}`);
+    expect(shown).toContain('Claude Desktop');
+    await shot('console-approvals');
+
+    // Keyboard only: focus Approve, Enter; the dialog starts on Cancel; Shift+Tab to the reason.
+    await his.getByRole('button', { name: /^Approve delete_account/ }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    await focusLandsOn('dialog button:text-is("Cancel")');
+    await page.keyboard.press('Shift+Tab');
+    await focusLandsOn('dialog textarea');
+    await page.keyboard.type('Duplicate of Wayne Corp');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Approved' }).waitFor();
+    await focusLandsOn('[role="status"]');
+    await link.getByText('1').waitFor();
+    const row = page.locator('table.rows tr', { hasText: 'Max Member' });
+    expect(await row.innerText()).toContain('Duplicate of Wayne Corp');
+
+    const retried = await modernToolCall(
+      t.url,
+      t.tokens.member,
+      'delete_account',
+      { id: account.id },
+      {},
+      { capabilities: {} },
+    );
+    expect(retried.body.result.isError).not.toBe(true);
+    const gone = await t.request(`/v1/accounts/${account.id}`, { token: 'owner' });
+    expect(gone.status).toBe(404);
+    await page.reload();
+    await page.locator('table.rows tr', { hasText: 'Max Member' }).getByText('executed').waitFor();
+  });
+
   it('revokes an OAuth client behind a confirmation dialog; its next MCP call is a 401', async () => {
     const before = await modernToolCall(t.url, t.tokens.oauth_reader, 'list_accounts', {});
     expect(before.status).toBe(200);
@@ -294,6 +374,7 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
       { path: '/admin/audit', heading: /^Audit trail$/ },
       { path: '/admin/tokens', heading: /^Connected clients and tokens$/ },
       { path: '/admin/policies', heading: /^Confirmation policies$/ },
+      { path: '/admin/approvals', heading: /^Approvals$/ },
     ];
     const offScreen: string[] = [];
     try {

@@ -5,6 +5,7 @@ import { ApiError } from './api.js';
 import { DirectoryProvider } from './components/names.js';
 import { ErrorNote, Loading } from './components/states.js';
 import { ActivityPage } from './pages/activity.js';
+import { APPROVALS_CHANGED, ApprovalsPage } from './pages/approvals.js';
 import { AuditPage } from './pages/audit.js';
 import { CallPage } from './pages/call.js';
 import { ConfirmationPage, ConfirmationsPage } from './pages/confirmations.js';
@@ -20,13 +21,14 @@ import {
   type SessionState,
 } from './session.js';
 import type { Facets } from './types.js';
-import { useApi } from './use-api.js';
+import { useApi, useInterval } from './use-api.js';
 
 const NAV = [
   { href: '/admin/', label: 'Activity', permission: 'audit.read' },
   { href: '/admin/confirmations', label: 'Confirmations', permission: 'audit.read' },
   { href: '/admin/audit', label: 'Audit trail', permission: 'audit.read' },
   { href: '/admin/tokens', label: 'Clients and tokens', permission: 'admin' },
+  { href: '/admin/approvals', label: 'Approvals', permission: 'admin' },
   { href: '/admin/policies', label: 'Policies', permission: 'admin' },
 ] as const;
 
@@ -89,6 +91,7 @@ function SignedIn(props: { session: Session }) {
   const facets = useApi<Facets>(history ? '/v1/mcp/tool-calls/facets' : null);
   const { path } = useLocation();
   const nav = NAV.filter((n) => can(session, n.permission));
+  const pending = usePendingApprovals(admin);
   return (
     <>
       <a class="skip-link" href="#main">
@@ -128,6 +131,12 @@ function SignedIn(props: { session: Session }) {
                   }
                 >
                   {n.label}
+                  {n.href === '/admin/approvals' && pending !== undefined && pending > 0 ? (
+                    <span class="nav-count">
+                      {pending}
+                      <span class="visually-hidden"> waiting</span>
+                    </span>
+                  ) : null}
                 </a>
               </li>
             ))}
@@ -156,7 +165,9 @@ function SignedIn(props: { session: Session }) {
         ) : (
           <DirectoryProvider facets={facets.data}>
             <ErrorBoundary>
-              <Router>{routes(history, admin, facets.data, nav[0]?.href ?? '/admin/')}</Router>
+              <Router>
+                {routes(history, admin, facets.data, nav[0]?.href ?? '/admin/', session.person.id)}
+              </Router>
             </ErrorBoundary>
           </DirectoryProvider>
         )}
@@ -171,6 +182,7 @@ function routes(
   admin: boolean,
   facets: Facets | undefined,
   first: string,
+  me: string,
 ): VNode[] {
   const list: VNode[] = [];
   if (history)
@@ -184,10 +196,26 @@ function routes(
   if (admin)
     list.push(
       <Route key="tokens" path="/admin/tokens" component={TokensPage} />,
+      <Route key="approvals" path="/admin/approvals" component={ApprovalsPage} me={me} />,
       <Route key="policies" path="/admin/policies" component={PoliciesPage} />,
     );
   list.push(<Route key="default" default component={() => <NotHere first={first} />} />);
   return list;
+}
+
+/**
+ * How many approval requests wait (admins only): refreshed every 30 s and whenever the Approvals
+ * page decides one.
+ */
+function usePendingApprovals(admin: boolean): number | undefined {
+  const count = useApi<{ pending: number }>(admin ? '/v1/mcp/approvals/pending-count' : null);
+  useInterval(count.reload, 30_000, admin);
+  useEffect(() => {
+    const changed = (): void => count.reload();
+    window.addEventListener(APPROVALS_CHANGED, changed);
+    return () => window.removeEventListener(APPROVALS_CHANGED, changed);
+  }, [count.reload]);
+  return count.data?.pending;
 }
 
 function isActivity(path: string): boolean {

@@ -152,3 +152,27 @@ export interface ConfirmationPolicy {
   updated_at: string | null;
   updated_by: string | null;
 }
+
+/** `GET /v1/mcp/approvals`: a request for a second admin's approval of one tool call. */
+export interface ApprovalRequest {
+  id: string;
+  tool: string;
+  status: 'pending' | 'approved' | 'denied' | 'expired' | 'executed' | 'superseded';
+  message: string;
+  arguments: Record<string, unknown>;
+  target_type: string;
+  target_id: string;
+  requester_id: string;
+  requester_name: string;
+  requester_email: string;
+  client_name: string | null;
+  token_id: string;
+  policy_version: number;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  decided_by_name: string | null;
+  reason: string | null;
+  executed_at: string | null;
+}
