@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { optionsFromEnv, runBench } from './lib/bench.mjs';
 import { log } from './lib/processes.mjs';
+import { stopAll } from '../test/support/server-process.mjs';
 import { consoleTable } from './lib/report.mjs';
 
 // BENCH_ROOT: measure another checkout's build (its dist/) with this benchmark.
@@ -118,20 +119,9 @@ function summarise(profile, windows) {
 
 const pct = (us, total) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
 
-async function stopAll() {
-  for (const item of started.toReversed()) {
-    try {
-      await item.stop();
-    } catch (err) {
-      log(`could not stop ${item.label}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  started.length = 0;
-}
-
 let failed = false;
 const watchdog = setTimeout(
-  () => void stopAll().then(() => process.exit(124)),
+  () => void stopAll(started, log).then(() => process.exit(124)),
   (options.maxSeconds + 30) * 1000,
 );
 try {
@@ -145,7 +135,7 @@ try {
     baselineRoot: process.env.BENCH_BASELINE,
     serverNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
-  await stopAll(); // SIGTERM → graceful exit → the profile is written
+  await stopAll(started, log); // SIGTERM → graceful exit → the profile is written
   process.stdout.write(`\n${consoleTable(run)}\n\n`);
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   if (files.length === 0) throw new Error(`no .cpuprofile in ${dir}`);
@@ -207,7 +197,7 @@ try {
   failed = true;
   log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 } finally {
-  await stopAll();
+  await stopAll(started, log);
   clearTimeout(watchdog);
 }
 process.exit(failed ? 1 : 0);

@@ -11,7 +11,7 @@
 // (default: a file in the OS temp dir).
 //
 // Knobs (env): BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2),
-// BENCH_SERIAL_SECONDS (2, the 1-connection runs), BENCH_CONNECTIONS (16), BENCH_G_PER_ROUND (150),
+// BENCH_SERIAL_SECONDS (4, the 1-connection runs), BENCH_CONNECTIONS (16), BENCH_G_PER_ROUND (150),
 // BENCH_H_PER_ROUND (100), BENCH_H_REPLAYS (50), BENCH_MAX_SECONDS (420),
 // BENCH_SCENARIOS (A,B,C,D,E,E+rl,A+redis,C+redis,E+rl+redis,A+trace1,A+trace0.1,F,G,H,A1,C1; the
 // +redis ones need DATABASE_URL and redis-server, which the bench starts on a free port of its own;
@@ -25,6 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { optionsFromEnv, runBench } from './lib/bench.mjs';
 import { log } from './lib/processes.mjs';
+import { stopAll, stopOnSignals } from '../test/support/server-process.mjs';
 import { consoleTable, markdown, writeDocSection } from './lib/report.mjs';
 
 // BENCH_ROOT: measure another checkout's build (its dist/) with this benchmark.
@@ -33,33 +34,10 @@ const options = optionsFromEnv();
 const started = [];
 const deadline = Date.now() + options.maxSeconds * 1000;
 
-async function stopAll() {
-  for (const item of started.toReversed()) {
-    try {
-      await item.stop();
-    } catch (err) {
-      log(`could not stop ${item.label}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  started.length = 0;
-}
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping`);
-    void stopAll().then(() => process.exit(130));
-  });
-}
+const stops = stopOnSignals(started, log);
 // The hard stop: whatever happens, nothing outlives the budget (+ 30 s to shut down).
 const watchdog = setTimeout(
-  () => {
-    log(`time budget of ${options.maxSeconds} s exceeded: stopping`);
-    stopping = true;
-    void stopAll().then(() => process.exit(124));
-  },
+  () => stops.abort(124, `time budget of ${options.maxSeconds} s exceeded: stopping`),
   (options.maxSeconds + 30) * 1000,
 );
 
@@ -73,7 +51,7 @@ try {
     deadline,
     baselineRoot: process.env.BENCH_BASELINE,
   });
-  await stopAll();
+  await stopAll(started, log);
   const text = markdown(run);
   process.stdout.write(`\n${consoleTable(run)}\n\n`);
   for (const n of run.notes) process.stdout.write(`${n}\n`);
@@ -106,7 +84,7 @@ try {
   failed = true;
   log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 } finally {
-  if (!stopping) await stopAll();
+  if (!stops.stopping()) await stopAll(started, log);
   clearTimeout(watchdog);
 }
 process.exit(failed ? 1 : 0);

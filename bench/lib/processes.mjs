@@ -1,127 +1,13 @@
-// Child processes for the benchmark: launch, wait, stop; free loopback ports; a fresh Postgres
-// database; CPU and memory of a process read from /proc (Linux only).
-import { spawn } from 'node:child_process';
+// The benchmark's log line, and CPU, memory and listening ports of a process read from /proc
+// (Linux only). Starting and stopping processes is the shared starter's
+// (test/support/server-process.mjs).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import net from 'node:net';
 
 /** Clock ticks per second for /proc/<pid>/stat utime/stime (USER_HZ; 100 on every Linux we run). */
 const CLK_TCK = 100;
 
 export function log(line) {
   process.stdout.write(`[bench] ${line}\n`);
-}
-
-export async function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
-/**
- * Spawns a child with its output kept (last 16 kB) rather than printed; `stop()` sends SIGTERM and,
- * after `graceMs`, SIGKILL. `lines` resolves lines the child prints on stdout (for "ready" lines).
- */
-export function launch(label, command, args, { cwd, env, graceMs = 15_000 } = {}) {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  const early = []; // the first lines, for a wait that starts after they were printed
-  const listeners = new Set();
-  const keep = (chunk) => {
-    const text = chunk.toString();
-    tail = (tail + text).slice(-16_000);
-    for (const line of text.split('\n')) {
-      if (early.length < 50) early.push(line);
-      for (const l of listeners) l(line);
-    }
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise((resolveExit) =>
-    child.once('exit', (code, signal) => resolveExit({ code, signal })),
-  );
-  return {
-    label,
-    child,
-    pid: child.pid,
-    exited,
-    tail: () => tail,
-    /** Resolves with the first stdout/stderr line matching `pattern` (or rejects on exit/timeout). */
-    waitForLine(pattern, timeoutMs = 30_000) {
-      return new Promise((resolveLine, reject) => {
-        const timer = setTimeout(() => {
-          listeners.delete(listener);
-          reject(
-            new Error(`${label}: no line matching ${pattern} within ${timeoutMs} ms\n${tail}`),
-          );
-        }, timeoutMs);
-        const listener = (line) => {
-          const match = pattern.exec(line);
-          if (match === null) return;
-          clearTimeout(timer);
-          listeners.delete(listener);
-          resolveLine(match);
-        };
-        listeners.add(listener);
-        for (const line of early) if (listeners.has(listener)) listener(line);
-        void exited.then(({ code }) => {
-          clearTimeout(timer);
-          if (listeners.delete(listener)) reject(new Error(`${label} exited (${code}):\n${tail}`));
-        });
-      });
-    },
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-export async function waitForHttp(handle, url, { timeoutMs = 120_000, ready = () => true } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (handle.child.exitCode !== null)
-      throw new Error(`${handle.label} exited (${handle.child.exitCode}):\n${handle.tail()}`);
-    try {
-      const res = await fetch(url);
-      if (res.ok && ready()) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${handle.label} not ready within ${timeoutMs / 1000} s:\n${handle.tail()}`);
-}
-
-/** A fresh database on the Postgres named by `adminUrl`; `drop()` removes it (WITH FORCE). */
-export async function freshDatabase(adminUrl) {
-  const { default: pg } = await import('pg');
-  const name = `bench_${Date.now().toString(36)}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  const { rows } = await admin.query('SELECT version() AS v');
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    name,
-    url: url.toString(),
-    version: rows[0].v,
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 /** utime + stime of a process (all its threads), in microseconds; `undefined` if it is gone. */

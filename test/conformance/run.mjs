@@ -15,24 +15,49 @@
 //    (http-header-validation), where a baseline has no say.
 // 5. Prints `conformance: N passed, N failed`, stops everything it started, exits non-zero on failure.
 //
+// The server is started by the shared starter (test/support/server-process.mjs). `--help` prints
+// this comment and whether a build is present, and starts nothing.
+//
 // The suite crashes on Node 20 (it imports fs.globSync); ./register.mjs fixes that for its process.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import {
+  builtPaths,
+  freePort,
+  freshDatabase,
+  migrateBuilt,
+  requireBuilt,
+  runToEnd,
+  startBuiltServer,
+  stopAll,
+  stopOnSignals,
+} from '../support/server-process.mjs';
 import { startAuthProxy } from './auth-proxy.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const require = createRequire(import.meta.url);
 
-const MAIN = join(root, 'dist/apps/server/src/main.js');
-const MIGRATE = join(root, 'dist/apps/server/src/migrate.js');
+// --help: this file's opening comment (what the run does), and nothing started.
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  const source = await readFile(fileURLToPath(import.meta.url), 'utf8');
+  const lines = source.split('\n').slice(1);
+  const header = lines.slice(
+    0,
+    lines.findIndex((l) => !l.startsWith('//')),
+  );
+  process.stdout.write(`${header.map((l) => l.replace(/^\/\/ ?/, '')).join('\n')}\n`);
+  process.stdout.write(
+    `build present: ${existsSync(builtPaths(root).main) ? 'yes' : 'no (run npm run build)'}\n`,
+  );
+  process.exit(0);
+}
+
 const CONFORMANCE_CLI = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
 const REGISTER = join(here, 'register.mjs');
 const REVISIONS = ['2025-11-25', '2026-07-28'];
@@ -63,105 +88,11 @@ const MUST_PASS_IN = {
 };
 const MUST_PASS = new Set(Object.values(MUST_PASS_IN).flatMap((set) => [...set]));
 
-const STARTUP_TIMEOUT_MS = 120_000;
 const started = [];
 let failed = false;
 
 function log(line) {
   process.stdout.write(`[conformance] ${line}\n`);
-}
-
-async function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
-/** Spawns a child whose output goes to ours with a prefix; returns a handle that can stop it. */
-function launch(label, command, args, env, { quiet = false } = {}) {
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = (chunk) =>
-    chunk
-      .toString()
-      .split('\n')
-      .filter((l) => l.length > 0)
-      .map((l) => `[${label}] ${l}\n`)
-      .join('');
-  let tail = '';
-  const keep = (chunk) => {
-    tail = (tail + chunk.toString()).slice(-8000);
-  };
-  child.stdout.on('data', (c) => (quiet ? keep(c) : process.stdout.write(prefix(c))));
-  child.stderr.on('data', (c) => (quiet ? keep(c) : process.stderr.write(prefix(c))));
-  const exited = new Promise((resolveExit) =>
-    child.once('exit', (code, signal) => resolveExit({ code, signal })),
-  );
-  const handle = {
-    label,
-    child,
-    exited,
-    tail: () => tail,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-  return handle;
-}
-
-async function run(label, command, args, env) {
-  const handle = launch(label, command, args, env);
-  const { code, signal } = await handle.exited;
-  return code ?? (signal ? 1 : 0);
-}
-
-async function waitForServer(server, baseUrl, tokensFile) {
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null)
-      throw new Error(
-        `the server exited (${server.child.exitCode}) during startup:\n${server.tail()}`,
-      );
-    try {
-      const res = await fetch(`${baseUrl}/health/ready`);
-      if (res.ok && existsSync(tokensFile)) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(
-    `the server was not ready within ${STARTUP_TIMEOUT_MS / 1000} s:\n${server.tail()}`,
-  );
-}
-
-/** A fresh database on the Postgres named by DATABASE_URL; dropped by the returned function. */
-async function freshDatabase(adminUrl) {
-  const { default: pg } = await import('pg');
-  const name = `conformance_${Date.now().toString(36)}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 /** Every scenario's checks from an output directory (`<scenario>-<timestamp>/checks.json`). */
@@ -183,56 +114,48 @@ function isFailure(check) {
 }
 
 async function main() {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+  requireBuilt(root);
   const work = await mkdtemp(join(tmpdir(), 'platform-conformance-'));
   const workDir = { label: 'temp dir', stop: () => rm(work, { recursive: true, force: true }) };
   started.push(workDir);
 
-  const port = await freePort();
-  const env = {
-    ...process.env,
-    // The suite's fixtures (test_* tools, prompts, test:// resources) are registered through our
-    // own registries; the configuration refuses them with NODE_ENV=production, so this run is "test".
-    NODE_ENV: 'test',
-    MCP_CONFORMANCE_FIXTURES: 'true',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: join(work, 'data'),
-    LOG_LEVEL: process.env.CONFORMANCE_LOG_LEVEL ?? 'warn',
-    // The suite sends a few hundred requests from one address within a minute.
-    RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
-    RATE_LIMIT_PER_TOKEN_PER_MINUTE: '100000',
-  };
-  delete env.NODE_OPTIONS;
-  delete env.PUBLIC_BASE_URL;
   // The suite reaches the server through the auth proxy and, in the DNS-rebinding scenario,
   // sends the proxy's own origin as the legitimate one. An empty allowlist allows no browser
   // origin at all, so the run allows exactly that one (as a deployment lists its own UI's origin).
   const proxyPort = await freePort();
-  env.MCP_ALLOWED_ORIGINS = `http://127.0.0.1:${proxyPort}`;
+  const env = {
+    // The suite's fixtures (test_* tools, prompts, test:// resources) are registered through our
+    // own registries; the configuration refuses them with NODE_ENV=production, so this run is "test".
+    NODE_ENV: 'test',
+    MCP_CONFORMANCE_FIXTURES: 'true',
+    LOG_LEVEL: process.env.CONFORMANCE_LOG_LEVEL ?? 'warn',
+    MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${proxyPort}`,
+    // The suite sends a few hundred requests from one address within a minute: the starter's
+    // rate limits (100,000 a minute) allow them.
+  };
 
+  let database;
   if (process.env.DATABASE_URL) {
-    const db = await freshDatabase(process.env.DATABASE_URL);
+    const db = await freshDatabase(process.env.DATABASE_URL, 'conformance');
     started.push({ label: 'database', stop: db.drop });
-    env.DATABASE_URL = db.url;
-    env.SEED_DEMO = 'true';
-    env.SERVER_SECRET_KEYS ??= `conformance-${'k'.repeat(40)}`;
     log(`database: a fresh one on ${new URL(process.env.DATABASE_URL).host}`);
-    const migrated = await run('migrate', process.execPath, [MIGRATE, 'up'], env);
-    if (migrated !== 0) throw new Error('migrations failed');
+    await migrateBuilt({ root, databaseUrl: db.url });
+    database = { url: db.url };
+    env.SERVER_SECRET_KEYS = process.env.SERVER_SECRET_KEYS ?? `conformance-${'k'.repeat(40)}`;
   } else {
-    delete env.DATABASE_URL;
     log('database: embedded Postgres under a temporary DATA_DIR');
   }
 
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const server = launch('server', process.execPath, [MAIN], env, { quiet: true });
+  const server = await startBuiltServer({ root, dataDir: join(work, 'data'), database, env });
   started.push(server);
-  await waitForServer(server, baseUrl, join(env.DATA_DIR, 'demo-tokens.json'));
-  const { tokens } = JSON.parse(await readFile(join(env.DATA_DIR, 'demo-tokens.json'), 'utf8'));
-  log(`server: ${baseUrl} (pid ${server.child.pid})`);
+  const baseUrl = server.url;
+  log(`server: ${baseUrl} (pid ${server.pid})`);
 
-  const proxy = await startAuthProxy({ target: baseUrl, token: tokens.owner, port: proxyPort });
+  const proxy = await startAuthProxy({
+    target: baseUrl,
+    token: server.tokens.owner,
+    port: proxyPort,
+  });
   started.push({ label: 'proxy', stop: () => proxy.close() });
   log(`proxy:  ${proxy.url} → ${baseUrl}, adding the demo owner token`);
 
@@ -243,7 +166,7 @@ async function main() {
     const out = join(work, `results-${revision}`);
     const baselineFile = join(here, `expected-failures.${revision}.yml`);
     log(`--- requirements ${revision} (baseline ${baselineFile.slice(root.length + 1)})`);
-    const code = await run(
+    const code = await runToEnd(
       `suite ${revision}`,
       process.execPath,
       [
@@ -258,7 +181,7 @@ async function main() {
         '-o',
         out,
       ],
-      cliEnv,
+      { cwd: root, env: cliEnv },
     );
     if (code !== 0)
       problems.push(
@@ -310,25 +233,7 @@ async function main() {
   }
 }
 
-async function stopAll() {
-  for (const item of started.toReversed()) {
-    try {
-      await item.stop();
-    } catch (err) {
-      log(`could not stop ${item.label}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-}
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping`);
-    void stopAll().then(() => process.exit(130));
-  });
-}
+const stops = stopOnSignals(started, log);
 
 try {
   await main();
@@ -337,6 +242,6 @@ try {
   log(`error: ${err instanceof Error ? err.message : String(err)}`);
   process.stdout.write('conformance: 0 passed, 1 failed (the run did not complete)\n');
 } finally {
-  if (!stopping) await stopAll();
+  if (!stops.stopping()) await stopAll(started, log);
 }
 process.exit(failed ? 1 : 0);

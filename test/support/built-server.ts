@@ -1,16 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Client, type QueryResultRow } from 'pg';
 import { EmbeddedPostgres } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
 import type { DemoTokenSecrets } from '@app/demo';
+import {
+  builtPaths,
+  freePort,
+  REPO_ROOT,
+  startBuiltServer as startServer,
+  type Exit,
+  type StartedServer,
+} from './server-process.mjs';
 
 /**
  * The BUILT server (`node dist/apps/server/src/main.js`) as a child process, the way it runs in
@@ -26,21 +30,15 @@ import type { DemoTokenSecrets } from '@app/demo';
  * production default); with `DATABASE_URL` set, a test database of its own on that server
  * (`createTestDatabase`: migrated), seeded by the server with `SEED_DEMO=true` and dropped by
  * {@link BuiltServer.dispose}.
+ *
+ * Environment, port, readiness wait, output and stop are the shared starter's
+ * (`server-process.mjs`, also used by the conformance run and the benchmark); this file adds the
+ * build check, the test database and the log-line and after-exit readers.
  */
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const MAIN = join(ROOT, 'dist/apps/server/src/main.js');
+const ROOT = REPO_ROOT;
+const MAIN = builtPaths(ROOT).main;
 const SOURCE_DIRS = ['apps', 'libs'];
-const STARTUP_TIMEOUT_MS = 120_000;
-
-/**
- * Every server process this test process started and has not yet seen exit: killed when the test
- * process exits, so a test that timed out while waiting for one never leaves it running.
- */
-const LIVE_CHILDREN = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of LIVE_CHILDREN) child.kill('SIGKILL');
-});
 
 /** When this process started: sources edited after that cannot be meant for this run. */
 const PROCESS_STARTED_MS = Date.now() - process.uptime() * 1000;
@@ -77,17 +75,7 @@ export function requireBuild(): void {
     );
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort };
 
 /** One parsed stdout line (pino JSON), or the raw text when a line is not JSON. */
 // oxlint-disable-next-line typescript/no-explicit-any -- log lines are read field by field
@@ -97,10 +85,7 @@ function isLogLine(value: unknown): value is LogLine {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type { Exit };
 
 export interface BuiltServer {
   url: string;
@@ -130,52 +115,12 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
   requireBuild();
   const work = await mkdtemp(join(tmpdir(), 'platform-e2e-'));
   const dataDir = join(work, 'data');
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_PER_IP_PER_MINUTE: '100000',
-    RATE_LIMIT_PER_TOKEN_PER_MINUTE: '100000',
-    SIGN_IN_MAILS_PER_ADDRESS: '100',
-    ...options.env,
-  };
-  for (const key of [
-    'NODE_OPTIONS',
-    'PUBLIC_BASE_URL',
-    'MCP_ALLOWED_ORIGINS',
-    'DATABASE_URL',
-    'SERVER_SECRET_KEYS',
-    'SEED_DEMO',
-    'VITEST',
-    'VITEST_POOL_ID',
-    'VITEST_WORKER_ID',
-  ])
-    if (options.env?.[key] === undefined) delete env[key];
-
-  const adminUrl = process.env.DATABASE_URL;
   let database: TestDatabase | undefined;
-  let child: ChildProcess | undefined;
-  let exited: Promise<Exit> = Promise.resolve({ code: null, signal: null });
-  let out = '';
-  let err = '';
-  const url = `http://127.0.0.1:${port}`;
-  const tokensFile = join(dataDir, 'demo-tokens.json');
+  let server: StartedServer | undefined;
+  let tokens: DemoTokenSecrets;
   const dispose = async (): Promise<void> => {
     try {
-      if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-        const running = child;
-        running.kill('SIGTERM');
-        const killer = setTimeout(() => running.kill('SIGKILL'), 20_000);
-        try {
-          await exited;
-        } finally {
-          clearTimeout(killer);
-        }
-      }
+      await server?.stop();
     } finally {
       try {
         await database?.dispose();
@@ -185,60 +130,41 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
     }
   };
 
-  let tokens: DemoTokenSecrets;
   try {
-    if (adminUrl !== undefined && adminUrl !== '') {
-      // Migrated by the harness (a copy of the run's template); the server seeds it.
-      database = await createTestDatabase();
-      env.DATABASE_URL = database.url;
-      env.SEED_DEMO = 'true';
-      env.SERVER_SECRET_KEYS = options.env?.SERVER_SECRET_KEYS ?? randomBytes(32).toString('hex');
-    }
-
-    const started = spawn(process.execPath, [MAIN], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const adminUrl = process.env.DATABASE_URL;
+    // Migrated by the harness (a copy of the run's template); the server seeds it.
+    if (adminUrl !== undefined && adminUrl !== '') database = await createTestDatabase();
+    server = await startServer({
+      dataDir,
+      database: database === undefined ? undefined : { url: database.url },
+      env: {
+        LOG_LEVEL: 'info',
+        SIGN_IN_MAILS_PER_ADDRESS: '100',
+        ...options.env,
+      },
+      graceMs: 20_000,
     });
-    child = started;
-    LIVE_CHILDREN.add(started);
-    started.once('exit', () => LIVE_CHILDREN.delete(started));
-    started.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    started.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    exited = new Promise<Exit>((resolveExit) =>
-      started.once('exit', (code, signal) => resolveExit({ code, signal })),
+    // The server seeds the demo organisation here: its tokens file is there once it is ready.
+    const file: { tokens: DemoTokenSecrets } = JSON.parse(
+      await readFile(join(dataDir, 'demo-tokens.json'), 'utf8'),
     );
-
-    // Readiness says 200 only once the tokens file is complete (written atomically before).
-    const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-    for (;;) {
-      if (started.exitCode !== null)
-        throw new Error(`the server exited (${started.exitCode}) during startup:\n${err}\n${out}`);
-      if (Date.now() > deadline) throw new Error(`the server was not ready in time:\n${err}`);
-      const ready = await fetch(`${url}/health/ready`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ready) break;
-      await delay(100);
-    }
-    const file: { tokens: DemoTokenSecrets } = JSON.parse(await readFile(tokensFile, 'utf8'));
     tokens = file.tokens;
   } catch (e) {
     await dispose();
     throw e;
   }
-  const running = child;
+  const running = server;
 
   return {
-    url,
+    url: running.url,
     tokens,
     dataDir,
-    child: running,
-    stdout: () => out,
-    stderr: () => err,
+    child: running.child,
+    stdout: running.stdout,
+    stderr: running.stderr,
     logLines: () =>
-      out
+      running
+        .stdout()
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .flatMap((l) => {
@@ -249,9 +175,9 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
             return [];
           }
         }),
-    exited,
+    exited: running.exited,
     queryAfterExit: async <T extends QueryResultRow>(sql: string, params: unknown[] = []) => {
-      if (running.exitCode === null && running.signalCode === null)
+      if (running.child.exitCode === null && running.child.signalCode === null)
         throw new Error('queryAfterExit: the server is still running');
       const embedded =
         database === undefined
