@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeSmtp } from '../support/fake-smtp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { call, countRows, findPortalUser, snapshot } from './platform-api.fixtures.js';
+import { call, countRows, findPortalUser, snapshot, type Json } from './platform-api.fixtures.js';
 
 describe('invitations over SMTP: a mail failure leaves nothing half-done', () => {
   let smtp: FakeSmtp;
@@ -106,5 +106,67 @@ describe('SMTP_URL pointing at a closed loopback port', () => {
       details: { service: 'mail', reason: 'unreachable' },
     });
     expect(await snapshot(t)).toBe(before);
+  });
+});
+
+describe('approval requests over SMTP: the admins are mailed; a mail failure does not undo the request', () => {
+  let smtp: FakeSmtp;
+  let t: TestServer;
+  beforeAll(async () => {
+    smtp = await FakeSmtp.start();
+    t = await startTestServer({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, mailTimeoutMs: 400 });
+    const members = await call(t, 'GET', '/v1/members');
+    const max = members.body.data.find(
+      (m: { email: string }) => m.email === 'max.member@acme.test',
+    );
+    await call(t, 'PATCH', `/v1/members/${max.user_id}`, { json: { role: 'admin' } });
+    await call(t, 'PATCH', '/v1/mcp/confirmation-policies/delete_portal_user', {
+      json: { mode: 'approval' },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.stop();
+  });
+
+  async function deleteThroughMcp(id: string): Promise<string> {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.tokens.owner}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'delete_portal_user', arguments: { id } },
+      }),
+    });
+    const body: Json = await res.json();
+    return JSON.parse(body.result.content[0].text).error.code;
+  }
+
+  it('SMTP accepts: the other admin gets the mail with the console link, the requester none', async () => {
+    smtp.mode = 'accept';
+    const before = smtp.received.length;
+    const user = await findPortalUser(t, 'bruno@example.com');
+    expect(await deleteThroughMcp(user.id)).toBe('approval_pending');
+    const sent = smtp.received.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/max\.member@acme\.test/);
+    expect(sent[0]).toMatch(/\/admin\/approvals/);
+    expect(await countRows(t, 'mail_outbox')).toBe(0);
+  });
+
+  it('SMTP rejects: the request stands (approval_pending, listed for the admins)', async () => {
+    smtp.mode = 'reject';
+    const user = await findPortalUser(t, 'ana@example.com');
+    expect(await deleteThroughMcp(user.id)).toBe('approval_pending');
+    expect(
+      await countRows(t, 'mcp_approvals', `status = 'pending' AND target_id = $1`, [user.id]),
+    ).toBe(1);
   });
 });

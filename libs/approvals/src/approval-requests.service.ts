@@ -242,7 +242,11 @@ export class ApprovalRequests {
           name: admin.name,
           consoleUrl: `${this.config.baseUrl}/admin/approvals`,
         });
-        await this.ds.transaction((tx) => this.mail.send(tx, message));
+        // The outbox writes a row (a transaction of its own); SMTP needs no database connection
+        // held while it talks to the mail server.
+        if (this.mail.kind === 'outbox')
+          await this.ds.transaction((tx) => this.mail.send(tx, message));
+        else await this.mail.send(this.ds.manager, message);
       }
     } catch (err) {
       this.logger.warn(
