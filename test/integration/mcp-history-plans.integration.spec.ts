@@ -21,6 +21,8 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Index Cond'?: string;
+  Filter?: string;
   Plans?: PlanNode[];
 }
 
@@ -83,13 +85,18 @@ describe('mcp_tool_calls list query plans (100k rows)', () => {
   }
 
   it.each<[string, Omit<ToolCallFilter, 'organizationId' | 'take'>, string]>([
-    ['(a) no filter', {}, 'ix_mcp_tool_calls_org_created'],
-    ['(b) tool', { tool: 'tool_3' }, 'ix_mcp_tool_calls_org_tool'],
-    ['(c) status, common', { status: 'ok' }, 'ix_mcp_tool_calls_org_status'],
-    ['(c) status, rare', { status: 'VALIDATION_ERROR' }, 'ix_mcp_tool_calls_org_status'],
+    ['(a) no filter', {}, 'ix_mcp_tool_calls_org_created_filters'],
+    ['(b) tool', { tool: 'tool_3' }, 'ix_mcp_tool_calls_org_created_filters'],
+    ['(c) status, common', { status: 'ok' }, 'ix_mcp_tool_calls_org_created_filters'],
+    ['(c) status, rare', { status: 'VALIDATION_ERROR' }, 'ix_mcp_tool_calls_org_created_filters'],
     ['(d) user', { userId: user(7) }, 'ix_mcp_tool_calls_org_user'],
     ['token', { tokenId: token(11) }, 'ix_mcp_tool_calls_org_token'],
-    ['client', { clientName: 'client-2' }, 'ix_mcp_tool_calls_org_client'],
+    ['client', { clientName: 'client-2' }, 'ix_mcp_tool_calls_org_created_filters'],
+    [
+      'tool and status',
+      { tool: 'tool_0', status: 'VALIDATION_ERROR' },
+      'ix_mcp_tool_calls_org_created_filters',
+    ],
     [
       'a later page with a time range',
       {
@@ -97,12 +104,12 @@ describe('mcp_tool_calls list query plans (100k rows)', () => {
         until: '2026-01-01T12:00:00Z',
         after: ['2026-01-01T09:00:00.000000Z', randomUUID()],
       },
-      'ix_mcp_tool_calls_org_created',
+      'ix_mcp_tool_calls_org_created_filters',
     ],
     [
       'tool, later page',
       { tool: 'tool_5', after: ['2026-01-01T09:00:00.000000Z', randomUUID()] },
-      'ix_mcp_tool_calls_org_tool',
+      'ix_mcp_tool_calls_org_created_filters',
     ],
   ])(
     '%s: an index range read in keyset order (no Seq Scan, no Sort)',
@@ -119,6 +126,22 @@ describe('mcp_tool_calls list query plans (100k rows)', () => {
           new RegExp(`^(Index|Index Only|Bitmap Index) Scan.* using ${index}$`),
         ),
       );
+    },
+  );
+
+  it.each<[string, Omit<ToolCallFilter, 'organizationId' | 'take'>, string]>([
+    ['tool', { tool: 'tool_3' }, 'tool'],
+    ['status', { status: 'VALIDATION_ERROR' }, 'status'],
+    ['client', { clientName: 'client-2' }, 'client_name'],
+  ])(
+    '%s: checked on the index entries (Index Cond), so rows that do not match are never read',
+    async (_name, filter, column) => {
+      const scans = (await explain(filter)).filter((n) => n['Index Cond'] !== undefined);
+      expect(scans.length).toBeGreaterThan(0);
+      for (const scan of scans) {
+        expect(scan['Index Cond']).toContain(`(${column} = `);
+        expect(scan.Filter ?? '').not.toContain(column);
+      }
     },
   );
 

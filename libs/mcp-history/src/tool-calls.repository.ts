@@ -50,8 +50,10 @@ const COLUMNS = `id, tool, status, is_error, era, protocol_version, client_name,
 
 /**
  * The exact list statement {@link ToolCallsRepository.list} runs: newest first, each filter an
- * equality on a column that has its own `(organization_id, <column>, created_at DESC, id DESC)`
- * index. Exported so the query-plan test EXPLAINs the real statement.
+ * equality. A person or a token has its own `(organization_id, <column>, created_at DESC, id DESC)`
+ * index; tool, status and client are trailing key columns of `(organization_id, created_at DESC,
+ * id DESC, tool, status, client_name)`, checked on the index entries (migration
+ * `HistoryIndexes1765600000000`). Exported so the query-plan test EXPLAINs the real statement.
  */
 export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
   return newestFirstQuery({

@@ -56,7 +56,8 @@ export interface NewestFirstSpec {
 /**
  * One page of an organisation's rows, newest first in `(<sort column>, id)` keyset order: the
  * shape every `(organization_id, <filter>, <sort column> DESC, id DESC)` index serves without a
- * sort. Every list of the API that pages newest first is built here, so the keyset comparison,
+ * sort, and so does `(organization_id, <sort column> DESC, id DESC, <filters…>)` (the filters
+ * checked on the index entries). Every list of the API that pages newest first is built here, so the keyset comparison,
  * the bounds and the cursor text cannot differ from one resource to the next.
  */
 export function newestFirstQuery(spec: NewestFirstSpec): SqlQuery {

@@ -21,6 +21,7 @@ import { TraceIds1765200000000 } from './1765200000000-trace-ids.js';
 import { PartitionHistory1765300000000 } from './1765300000000-partition-history.js';
 import { ConfirmationPolicies1765400000000 } from './1765400000000-confirmation-policies.js';
 import { Approvals1765500000000 } from './1765500000000-approvals.js';
+import { HistoryIndexes1765600000000 } from './1765600000000-history-indexes.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -50,4 +51,5 @@ export const MIGRATIONS = [
   PartitionHistory1765300000000,
   ConfirmationPolicies1765400000000,
   Approvals1765500000000,
+  HistoryIndexes1765600000000,
 ];
