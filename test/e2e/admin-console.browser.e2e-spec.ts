@@ -29,6 +29,16 @@ import {
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 const IMAGES = resolve(fileURLToPath(new URL('../../docs/images', import.meta.url)));
 const OWNER = 'olivia.owner@acme.test';
+/** The console's date format in this browser's locale and time zone (en-GB, UTC). */
+const CONSOLE_DATE = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  year: 'numeric',
+  month: 'short',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
 
 describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_MISSING) }, () => {
   let t: TestServer;
@@ -207,6 +217,30 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     expect(audit).toContain('portal_user.deleted');
     expect(audit).toContain('Olivia Owner');
     await shot('console-audit');
+  });
+
+  it('says on each history page how long it is kept and how far back its data goes', async () => {
+    const res = await t.request('/v1/history/retention', { token: 'owner' });
+    expect(res.status).toBe(200);
+    const body: Json = await res.json();
+    const data: Array<{ table: string; data_since: string | null }> = body.data;
+    const since = (table: string): string => {
+      const row = data.find((r) => r.table === table);
+      expect(row?.data_since).toEqual(expect.any(String));
+      return CONSOLE_DATE.format(new Date(row!.data_since!));
+    };
+    const pages: Array<[string, string, string]> = [
+      ['Activity', 'mcp_tool_calls', 'Kept 90 days'],
+      ['Confirmations', 'mcp_confirmations', 'Kept 90 days'],
+      ['Audit trail', 'audit_events', 'Kept without limit'],
+    ];
+    for (const [link, table, kept] of pages) {
+      await page.getByRole('navigation', { name: 'Console' }).getByText(link).click();
+      await page.getByRole('heading', { name: link, exact: true }).waitFor();
+      await expect
+        .poll(() => page.locator('p.data-since').innerText())
+        .toBe(`${kept}; data since ${since(table)}`);
+    }
   });
 
   it('sets a tool’s confirmation policy by keyboard; the next MCP call follows it', async () => {
