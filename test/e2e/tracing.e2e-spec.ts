@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import * as fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../support/mcp-peers.js';
-import { startBuiltServer, type BuiltServer } from '../support/built-server.js';
+import { startBuiltServer, type BuiltServer, type LogLine } from '../support/built-server.js';
+import { answer, askedOf } from '../support/mcp-confirmation-fixtures.js';
+import { REDIS_SERVER_MISSING, TestRedis } from '../support/redis-server.js';
+import { skipWhen } from '../support/skip.js';
 import {
   randomHex,
   startOtlpReceiver,
@@ -26,18 +30,35 @@ import {
  * history write beneath it; a tool error says `error.type=tool_error`; a 2025 call over a session
  * and a REST call are traced; the log line, the history row and the audit event carry the call's
  * trace id; and no span ever carries a token, a cookie, an argument value or an e-mail address.
+ * The confirmation ledger's ask and redeem are children of the call; Redis commands (rate limits,
+ * when the server has Redis) are spans with the command name only; the access log line carries
+ * the request's trace id; `/metrics` in OpenMetrics names the call's trace as an exemplar; and a
+ * server that opted in (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`) records the
+ * arguments and the result on the `tools/call` span.
  */
 
 const RUN = randomBytes(4).toString('hex');
 const CLIENT = 'trace-e2e';
 const SERVER = 2;
 const INTERNAL = 1;
+const CLIENT_KIND = 3;
 const ERROR = 2;
 const EMAIL = /[^\s@"]+@[^\s@"]+\.[a-z]{2,}/i;
 const COOKIE_SECRET = `cookie-${randomHex(12)}`;
 
 let receiver: OtlpReceiver;
 let s: BuiltServer;
+
+/**
+ * The server's Redis: the one REDIS_URL names (CI's), else a redis-server of the test's own, else
+ * none (the Redis spans' test is then skipped, saying why).
+ */
+const SHARED_REDIS_URL = process.env.REDIS_URL === '' ? undefined : process.env.REDIS_URL;
+const REDIS_MISSING =
+  SHARED_REDIS_URL === undefined &&
+  REDIS_SERVER_MISSING !== false &&
+  'no Redis: set REDIS_URL (e.g. redis://127.0.0.1:6379) or install redis-server to check the Redis command spans';
+let ownRedis: TestRedis | undefined;
 
 function traceparent(traceId: string, parentId: string): string {
   return `00-${traceId}-${parentId}-01`;
@@ -71,6 +92,32 @@ async function serverSpanOf(traceId: string, name: string): Promise<ReceivedSpan
   return spansOf(receiver.spans(), traceId);
 }
 
+/** The first log line of `server` that `match`es, waiting up to 5 s for it to be written. */
+async function logLine(
+  server: BuiltServer,
+  match: (line: LogLine) => boolean,
+): Promise<LogLine | undefined> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const line = server.logLines().find(match);
+    if (line !== undefined || Date.now() > deadline) return line;
+    await delay(50);
+  }
+}
+
+/** A ledger step's span, checked to be a child of the call's `mcp.confirmation` span. */
+function ledgerStep(spans: ReceivedSpan[], call: string, name: string): ReceivedSpan {
+  const confirmation = descendants(spans, mcpSpan(spans, call)).find(
+    (x) => x.name === 'mcp.confirmation',
+  );
+  if (confirmation === undefined) throw new Error(`no mcp.confirmation span under ${call}`);
+  const step = spans.find((x) => x.name === name);
+  if (step === undefined) throw new Error(`no ${name} span`);
+  expect(step.parentSpanId).toBe(confirmation.spanId);
+  expect(step.kind).toBe(INTERNAL);
+  return step;
+}
+
 function mcpSpan(spans: ReceivedSpan[], name: string): ReceivedSpan {
   const span = spans.find((x) => x.kind === SERVER && x.name === name);
   if (span === undefined) throw new Error(`no server span ${name}`);
@@ -79,8 +126,15 @@ function mcpSpan(spans: ReceivedSpan[], name: string): ReceivedSpan {
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
+  if (SHARED_REDIS_URL === undefined && REDIS_SERVER_MISSING === false)
+    ownRedis = await TestRedis.start();
+  const redisUrl = SHARED_REDIS_URL ?? ownRedis?.url;
   s = await startBuiltServer({
     env: {
+      // Rate limits in Redis, under keys of this run's own on a shared Redis.
+      ...(redisUrl === undefined
+        ? {}
+        : { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `trace-e2e-${RUN}` }),
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
@@ -93,6 +147,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await s?.dispose();
+  await ownRedis?.stop();
   await receiver?.close();
 });
 
@@ -156,7 +211,7 @@ describe('an MCP tools/call carrying _meta.traceparent', () => {
     expect(descendants(spans, dispatch!).map((x) => x.spanId)).toEqual(
       expect.arrayContaining(accounts.map((x) => x.spanId)),
     );
-    for (const x of below) expect(x.kind === INTERNAL || x.kind === 3).toBe(true);
+    for (const x of below) expect(x.kind === INTERNAL || x.kind === CLIENT_KIND).toBe(true);
     expect(JSON.stringify(spans)).not.toContain(marker);
   });
 });
@@ -268,10 +323,23 @@ describe('one trace id everywhere', () => {
     // The server's own id for the request (a client's X-Request-Id is only a correlation id).
     const requestId = res.headers.get('x-request-id');
     const accountId: string = resultJson(res.body).id;
-    await serverSpanOf(traceId, 'tools/call create_account');
+    // The log line is written as the call finishes, by then its span has been exported.
+    const spans = await serverSpanOf(traceId, 'tools/call create_account');
 
-    const line = s.logLines().find((l) => l.msg === 'tools/call' && l.requestId === requestId);
+    const line = await logLine(s, (l) => l.msg === 'tools/call' && l.requestId === requestId);
     expect(line?.trace_id).toBe(traceId);
+    // The access line is the HTTP request's: with `_meta.traceparent`, the trace the MCP span links to.
+    const [link] = mcpSpan(spans, 'tools/call create_account').links;
+    // Written when the response finished, before the HTTP span (which ends then) is exported.
+    await receiver.waitFor(
+      (all) => all.some((x) => x.spanId === link?.spanId),
+      'the HTTP span the MCP span links to',
+    );
+    const access = await logLine(
+      s,
+      (l) => l.msg === 'request completed' && l.req?.id === requestId,
+    );
+    expect(access?.trace_id).toBe(link?.traceId);
 
     const auth = { authorization: `Bearer ${s.tokens.owner}` };
     const history: Json = await (
@@ -292,6 +360,214 @@ describe('one trace id everywhere', () => {
     const events: Json[] = audit.data;
     expect(events.map((e) => e.trace_id)).toEqual([traceId]);
   });
+});
+
+describe('a destructive tool’s confirmation', () => {
+  it('the ledger’s ask and redeem are children of the confirmation step, with their SQL', async () => {
+    const auth = { authorization: `Bearer ${s.tokens.owner}`, 'content-type': 'application/json' };
+    const created = await fetch(`${s.url}/v1/accounts`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: `Confirmed ${RUN}` }),
+    });
+    expect(created.status).toBe(201);
+    const account: Json = await created.json();
+    const id: string = account.id;
+
+    const askTrace = randomHex(16);
+    const asked = await modernToolCall(
+      s.url,
+      s.tokens.owner,
+      CLIENT,
+      'delete_account',
+      { id },
+      { requestId: `trace-${RUN}-ask`, meta: { traceparent: traceparent(askTrace, randomHex(8)) } },
+    );
+    const { key, requestState } = askedOf(asked);
+    const askSpans = await serverSpanOf(askTrace, 'tools/call delete_account');
+    const ask = ledgerStep(askSpans, 'tools/call delete_account', 'mcp.confirmation.ask');
+    expect(descendants(askSpans, ask).some((x) => sqlText(x)?.includes('mcp_confirmations'))).toBe(
+      true,
+    );
+
+    const redeemTrace = randomHex(16);
+    const redeemed = await modernToolCall(
+      s.url,
+      s.tokens.owner,
+      CLIENT,
+      'delete_account',
+      { id },
+      {
+        requestId: `trace-${RUN}-redeem`,
+        params: { requestState, inputResponses: answer(key, 'accept') },
+        meta: { traceparent: traceparent(redeemTrace, randomHex(8)) },
+      },
+    );
+    expect(redeemed.body.result.isError).toBeUndefined();
+    const redeemSpans = await serverSpanOf(redeemTrace, 'tools/call delete_account');
+    const redeem = ledgerStep(redeemSpans, 'tools/call delete_account', 'mcp.confirmation.redeem');
+    expect(redeem.attributes).toMatchObject({
+      'mcp.confirmation.answer': 'accept',
+      'mcp.confirmation.outcome': 'consumed',
+    });
+    expect(
+      descendants(redeemSpans, redeem).some((x) => sqlText(x)?.includes('mcp_confirmations')),
+    ).toBe(true);
+    // The delete ran after the redemption, in the same trace.
+    const names = descendants(redeemSpans, mcpSpan(redeemSpans, 'tools/call delete_account')).map(
+      (x) => x.name,
+    );
+    expect(names).toContain('mcp.dispatch DELETE /v1/accounts/:id');
+    expect(names).not.toContain('mcp.confirmation.ask');
+  });
+});
+
+describe('Redis commands', skipWhen(REDIS_MISSING), () => {
+  it('are CLIENT spans of the request that made them, named by the command, without keys or values', async () => {
+    const traceId = randomHex(16);
+    const res = await fetch(`${s.url}/v1/me`, {
+      headers: {
+        authorization: `Bearer ${s.tokens.owner}`,
+        traceparent: traceparent(traceId, randomHex(8)),
+      },
+    });
+    expect(res.status).toBe(200);
+    const spans = await receiver.waitFor(
+      (all) =>
+        spansOf(all, traceId).some((x) => x.kind === SERVER) &&
+        spansOf(all, traceId).some((x) => x.attributes['db.system.name'] === 'redis'),
+      'the rate limit’s Redis commands in the REST request’s trace',
+    );
+    const http = spansOf(spans, traceId).find((x) => x.kind === SERVER)!;
+    const redis = spansOf(spans, traceId).filter((x) => x.attributes['db.system.name'] === 'redis');
+    expect(redis.length).toBeGreaterThan(0);
+    for (const span of redis) {
+      expect(span.kind).toBe(CLIENT_KIND);
+      expect(descendants(spans, http).map((x) => x.spanId)).toContain(span.spanId);
+      // The command's name only (dbStatementSerializer): its keys name the token and the address.
+      expect(span.attributes['db.query.text']).toMatch(/^[a-z]+$/);
+      expect(JSON.stringify(span.attributes)).not.toContain(`trace-e2e-${RUN}`);
+    }
+  });
+});
+
+describe('the access log line', () => {
+  it('of a traced request carries its trace id', async () => {
+    const traceId = randomHex(16);
+    const res = await fetch(`${s.url}/v1/me`, {
+      headers: {
+        authorization: `Bearer ${s.tokens.owner}`,
+        traceparent: traceparent(traceId, randomHex(8)),
+      },
+    });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id');
+    await receiver.waitFor(
+      (all) => spansOf(all, traceId).some((x) => x.kind === SERVER),
+      'the request’s span',
+    );
+    const line = await logLine(s, (l) => l.msg === 'request completed' && l.req?.id === requestId);
+    expect(line, `the access line of ${requestId}`).toBeDefined();
+    expect(line?.trace_id).toBe(traceId);
+    expect(line?.span_id).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe('/metrics', () => {
+  it('in OpenMetrics, when asked, names a call’s trace as the exemplar of its duration bucket; Prometheus text by default', async () => {
+    const traceId = randomHex(16);
+    const res = await modernToolCall(
+      s.url,
+      s.tokens.owner,
+      CLIENT,
+      'list_portal_users',
+      { limit: 1 },
+      {
+        requestId: `trace-${RUN}-exemplar`,
+        meta: { traceparent: traceparent(traceId, randomHex(8)) },
+      },
+    );
+    expect(res.status).toBe(200);
+    const open = await fetch(`${s.url}/metrics`, {
+      headers: {
+        accept:
+          'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1',
+      },
+    });
+    expect(open.headers.get('content-type')).toBe(
+      'application/openmetrics-text; version=1.0.0; charset=utf-8',
+    );
+    const body = await open.text();
+    expect(body.endsWith('# EOF\n')).toBe(true);
+    const bucket = body
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('mcp_server_operation_duration_seconds_bucket{') &&
+          l.includes('gen_ai_tool_name="list_portal_users"') &&
+          l.includes(`# {trace_id="${traceId}"}`),
+      );
+    expect(bucket, 'a bucket with the call’s trace id as its exemplar').toBeDefined();
+    // Counters keep their names: the family without `_total`, its sample with it.
+    expect(body).toContain('# TYPE mcp_requests counter');
+    expect(body).toMatch(/^mcp_requests_total\{/m);
+
+    const text = await fetch(`${s.url}/metrics`);
+    expect(text.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const plain = await text.text();
+    expect(plain).toContain('# TYPE mcp_requests_total counter');
+    expect(plain).not.toContain('trace_id=');
+    expect(plain).not.toContain('# EOF');
+  });
+});
+
+describe('arguments and results on spans', () => {
+  it('appear only on a server that opted in (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)', async () => {
+    const marker = `content-${RUN}`;
+    const call = async (server: BuiltServer): Promise<ReceivedSpan> => {
+      const traceId = randomHex(16);
+      const res = await modernToolCall(
+        server.url,
+        server.tokens.owner,
+        CLIENT,
+        'list_accounts',
+        { q: marker, limit: 1 },
+        {
+          requestId: `trace-${RUN}-content`,
+          meta: { traceparent: traceparent(traceId, randomHex(8)) },
+        },
+      );
+      expect(res.status).toBe(200);
+      return mcpSpan(
+        await serverSpanOf(traceId, 'tools/call list_accounts'),
+        'tools/call list_accounts',
+      );
+    };
+    const off = await call(s);
+    expect(off.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    expect(off.attributes['gen_ai.tool.call.result']).toBeUndefined();
+
+    const opted = await startBuiltServer({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      },
+    });
+    try {
+      const on = await call(opted);
+      expect(JSON.parse(String(on.attributes['gen_ai.tool.call.arguments']))).toEqual({
+        q: marker,
+        limit: 1,
+      });
+      const result: Json = JSON.parse(String(on.attributes['gen_ai.tool.call.result']));
+      expect(result.structuredContent).toMatchObject({ data: [] });
+    } finally {
+      await opted.dispose();
+    }
+  }, 180_000);
 });
 
 describe('span attributes', () => {

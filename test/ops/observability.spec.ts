@@ -3,7 +3,8 @@
  * metric (and label) used in PromQL must exist there, so a typo in a dashboard or an alert rule
  * fails here. No Prometheus or Grafana is needed.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { join } from 'node:path';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -273,6 +274,31 @@ describe('Grafana provisioning', () => {
       /^http:\/\/prometheus:9090\/?$/,
     );
     expect((services.prometheus?.ports ?? []).map(hostPortOf).map((p) => p.target)).toContain(9090);
+  });
+
+  it('shows exemplars: Prometheus keeps them, the datasource links their trace_id, a panel asks for them', () => {
+    const p = services.prometheus;
+    const command = Array.isArray(p?.command) ? p.command : (p?.command ?? '').split(/\s+/);
+    expect(command).toContain('--enable-feature=exemplar-storage');
+    const raw: {
+      datasources: {
+        type: string;
+        jsonData?: { exemplarTraceIdDestinations?: { name: string; url: string }[] };
+      }[];
+    } = parse(readFileSync(join(ROOT, dir, 'datasources/prometheus.yml'), 'utf8'));
+    const destinations = raw.datasources.find((d) => d.type === 'prometheus')?.jsonData
+      ?.exemplarTraceIdDestinations;
+    expect(destinations?.map((d) => d.name)).toEqual(['trace_id']);
+    // `$$` is Grafana provisioning's literal `$`: the link gets the exemplar's value.
+    expect(destinations?.[0]?.url).toContain('/trace/$${__value.raw}');
+    const exemplarTargets = dashboard.panels.flatMap((panel) =>
+      ((panel as { targets?: { expr: string; exemplar?: boolean }[] }).targets ?? []).filter(
+        (t) => t.exemplar === true,
+      ),
+    );
+    expect(exemplarTargets.map((t) => t.expr).join(' ')).toContain(
+      'mcp_server_operation_duration_seconds_bucket',
+    );
   });
 
   it('dashboard panels use only provisioned datasources', () => {

@@ -4,7 +4,9 @@
  * Prometheus on loopback (temporary storage, bounded run) scrapes the BUILT server through a
  * scripted session, and every PromQL expression of the Grafana dashboard and of the alert rules is
  * evaluated through its HTTP API: each must return a result without error, the key panels must
- * show data, and every rule must evaluate healthy.
+ * show data, and every rule must evaluate healthy. The server traces (to an OTLP receiver of the
+ * test's own) and Prometheus keeps exemplars, as in compose: Prometheus asks for OpenMetrics, and
+ * the dashboard's exemplar panel finds the traced calls' trace ids.
  *
  * Needs Debian's `prometheus` package (`promtool` and `prometheus` on PATH). Where it is missing
  * the tests are skipped with a message saying so, unless `OPS_REQUIRE_PROMETHEUS=true` (CI), where
@@ -20,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { freePort, startBuiltServer, type BuiltServer } from '../support/built-server.js';
 import type { Json } from '../support/mcp-peers.js';
+import { randomHex, startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { legacyToolCall, modernToolCall } from '../support/raw-mcp.js';
 import { skipWhen } from '../support/skip.js';
 
@@ -64,7 +67,7 @@ interface Panel {
   id: number;
   title: string;
   type: string;
-  targets?: { expr: string }[];
+  targets?: { expr: string; exemplar?: boolean }[];
 }
 function dashboardPanels(): Panel[] {
   const dashboard: Json = JSON.parse(readFileSync(DASHBOARD, 'utf8'));
@@ -136,7 +139,10 @@ const KEY_PANELS = [
 
 describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISSING), () => {
   let server: BuiltServer | undefined;
+  let receiver: OtlpReceiver | undefined;
   let prometheus: ChildProcess | undefined;
+  /** The trace ids the session's traced calls carried (`_meta.traceparent`). */
+  const traced: string[] = [];
   let work: string | undefined;
   let api = '';
 
@@ -150,6 +156,8 @@ describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISS
   const session = async (round: number): Promise<void> => {
     const s = server!;
     const id = (what: string): string => `ops-${round}-${what}-${Date.now().toString(36)}`;
+    const traceId = randomHex(16);
+    traced.push(traceId);
     await modernToolCall(
       s.url,
       s.tokens.owner,
@@ -158,6 +166,7 @@ describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISS
       { limit: 1 },
       {
         requestId: id('modern'),
+        meta: { traceparent: `00-${traceId}-${randomHex(8)}-01` },
       },
     );
     await legacyToolCall(
@@ -197,7 +206,14 @@ describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISS
   };
 
   beforeAll(async () => {
-    server = await startBuiltServer();
+    receiver = await startOtlpReceiver();
+    server = await startBuiltServer({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      },
+    });
     work = await mkdtemp(join(tmpdir(), 'ops-prometheus-'));
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
@@ -224,6 +240,8 @@ describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISS
         `--config.file=${join(work, 'prometheus.yml')}`,
         `--storage.tsdb.path=${join(work, 'data')}`,
         '--storage.tsdb.retention.time=1h',
+        // As compose runs it: the scrapes' exemplars are kept.
+        '--enable-feature=exemplar-storage',
         `--web.listen-address=127.0.0.1:${port}`,
         '--log.level=warn',
       ],
@@ -264,6 +282,7 @@ describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISS
     } finally {
       try {
         await server?.dispose();
+        await receiver?.close();
       } finally {
         if (work !== undefined) await rm(work, { recursive: true, force: true });
       }
@@ -301,6 +320,27 @@ describe('a real Prometheus scraping the built server', skipWhen(PROMETHEUS_MISS
         panels.map((p) => p.title),
         `dashboard has panel "${title}"`,
       ).toContain(title);
+  });
+
+  it('the exemplar panel finds the traced calls’ trace ids (OpenMetrics scrape, exemplar storage)', async () => {
+    const panel = dashboardPanels().find((p) => (p.targets ?? []).some((t) => t.exemplar === true));
+    expect(panel, 'a dashboard panel with exemplars on').toBeDefined();
+    const expr = (panel?.targets ?? [])
+      .find((t) => t.exemplar === true)!
+      .expr.replaceAll('$__rate_interval', '20s');
+    expect(expr).toContain('mcp_server_operation_duration_seconds_bucket');
+    const now = Date.now() / 1000;
+    const res = await fetch(
+      `${api}/api/v1/query_exemplars?query=${encodeURIComponent(expr)}&start=${now - 600}&end=${now}`,
+    );
+    const body: Json = await res.json();
+    expect(body.status, JSON.stringify(body)).toBe('success');
+    const series: { exemplars: { labels: { trace_id: string } }[] }[] = body.data;
+    const found = series.flatMap((x) => x.exemplars.map((e) => e.labels.trace_id));
+    expect(found.length).toBeGreaterThan(0);
+    for (const id of found) expect(id).toMatch(/^[0-9a-f]{32}$/);
+    // The agent's trace of a 2026 call (its `_meta.traceparent`) is the one the exemplar names.
+    expect(found.filter((id) => traced.includes(id)).length).toBeGreaterThan(0);
   });
 
   it('every alert expression evaluates without error, and Prometheus evaluates every rule healthy', async () => {

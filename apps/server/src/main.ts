@@ -24,6 +24,7 @@ if (config.tracing) {
   tracing = await startTracing({
     serviceName: config.otelServiceName,
     serviceVersion: readServerVersion(),
+    captureToolContent: config.otelCaptureToolContent,
   });
 }
 const { serve } = await import('./serve.js');

@@ -314,6 +314,15 @@ export class AppConfig {
   otelServiceName = 'platform-mcp';
 
   /**
+   * Opt-in (the GenAI conventions' switch, `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`):
+   * a `tools/call` span then carries the call's arguments and result as JSON
+   * (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`). They are request data (names,
+   * e-mail addresses, identifiers): off by default, and only for a trace backend that may hold them.
+   */
+  @IsIn([true, false])
+  otelCaptureToolContent = false;
+
+  /**
    * Where the admin console links a call's trace id: a URL with `{traceId}` in it, e.g.
    * `http://localhost:16686/trace/{traceId}` (Jaeger) or a Grafana Explore URL. Absent: the
    * console shows the id without a link.

@@ -135,6 +135,15 @@ describe('tracing', () => {
     expect(loadConfig({}).otelServiceName).toBe('platform-mcp');
   });
 
+  it('captures tool arguments and results on spans only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true', () => {
+    expect(loadConfig({}).otelCaptureToolContent).toBe(false);
+    const on = { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' };
+    expect(loadConfig(on).otelCaptureToolContent).toBe(true);
+    expect(() =>
+      loadConfig({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'SPAN_ONLY' }),
+    ).toThrow(/OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT/);
+  });
+
   it('TRACE_URL_TEMPLATE must be an http(s) URL with a {traceId} placeholder', () => {
     expect(() => loadConfig({ TRACE_URL_TEMPLATE: 'http://jaeger:16686/trace/' })).toThrow(
       /TRACE_URL_TEMPLATE/,

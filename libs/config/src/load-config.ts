@@ -57,6 +57,7 @@ export const ENV_KEYS: ReadonlyArray<readonly [env: string, field: keyof AppConf
   ['OTEL_TRACES_EXPORTER', 'otelTracesExporter', 'string'],
   ['OTEL_SDK_DISABLED', 'otelSdkDisabled', 'bool'],
   ['OTEL_SERVICE_NAME', 'otelServiceName', 'string'],
+  ['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', 'otelCaptureToolContent', 'bool'],
   ['TRACE_URL_TEMPLATE', 'traceUrlTemplate', 'string'],
 ];
 

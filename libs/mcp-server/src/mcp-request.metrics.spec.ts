@@ -79,9 +79,10 @@ describe('McpRequestMetrics', () => {
     expect(metrics.recordMcpRequest).not.toHaveBeenCalled();
   });
 
-  it('records the conventions’ histogram: a known tool by name, an unknown one as empty, errors typed', () => {
+  it('records the conventions’ histogram: a known tool by name, an unknown one as empty, errors typed, the sampled trace as exemplar', () => {
     const { metrics, observer } = setup();
-    observer.observe(event({ requestedTool: 'list_accounts', toolError: true }));
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    observer.observe(event({ requestedTool: 'list_accounts', toolError: true, traceId }));
     observer.observe(event({ requestedTool: 'person@example.com' }));
     observer.observe(event({ method: 'tools/list', outcome: 'rpc_error:-32602' }));
     expect(metrics.recordMcpServerOperation.mock.calls).toEqual([
@@ -94,6 +95,7 @@ describe('McpRequestMetrics', () => {
           statusCode: '',
         },
         0.25,
+        traceId,
       ],
       [
         {
@@ -104,6 +106,7 @@ describe('McpRequestMetrics', () => {
           statusCode: '',
         },
         0.25,
+        undefined,
       ],
       [
         {
@@ -114,6 +117,7 @@ describe('McpRequestMetrics', () => {
           statusCode: '-32602',
         },
         0.25,
+        undefined,
       ],
     ]);
   });

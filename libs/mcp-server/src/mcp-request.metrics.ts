@@ -56,6 +56,7 @@ export class McpRequestMetrics {
         statusCode: code === undefined ? '' : String(code),
       },
       event.durationMs / 1000,
+      event.traceId,
     );
   }
 

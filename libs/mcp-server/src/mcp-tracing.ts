@@ -4,6 +4,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Link,
@@ -79,7 +80,10 @@ export class McpTracing {
       parent,
     );
     const active = trace.setSpan(parent, span);
+    const spanContext = span.spanContext();
     return {
+      traceId:
+        (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 ? spanContext.traceId : undefined,
       run: (serve) => context.with(active, serve),
       end: (observation) => {
         if (observation.protocolVersion !== 'unknown')

@@ -19,10 +19,15 @@ import {
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
 import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
+import { inSpanAsync } from '@app/tracing';
 import { envelopeOf } from './mcp-refusals.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import { pathParamsOf, pathValuesOf, type CompiledTool } from './tool-catalog.js';
 import type { ConfirmationSpec } from './tool-definition.js';
+
+/** The ledger's steps, children of the executor's `mcp.confirmation` span. */
+const SPAN_ASK = 'mcp.confirmation.ask';
+const SPAN_REDEEM = 'mcp.confirmation.redeem';
 
 export type GateDecision =
   /** Run once: a consumed confirmation (`form`), or a used approval (`approval`: no confirmation id). */
@@ -115,10 +120,17 @@ export class DestructiveToolGate {
           throw new McpError(INVALID_PARAMS, 'Invalid params: inputResponses must be an object');
         }
         const answer = parseAnswer(responses);
-        const outcome: RedeemOutcome =
-          answer === 'missing'
-            ? await this.confirmations.inspect(state, binding)
-            : await this.confirmations.redeem(state, binding, answer);
+        // The ledger's answer to the retry: a child span of the confirmation step, with what the
+        // person answered and what the ledger made of it (both from a closed set).
+        const outcome: RedeemOutcome = await inSpanAsync(
+          SPAN_REDEEM,
+          (): Promise<RedeemOutcome> =>
+            answer === 'missing'
+              ? this.confirmations.inspect(state, binding)
+              : this.confirmations.redeem(state, binding, answer),
+          { 'mcp.confirmation.answer': answer },
+          (redeemed) => ({ 'mcp.confirmation.outcome': redeemed.kind }),
+        );
         return await this.afterRedeem(outcome, tool, spec, args, ctx, caller, policy);
       }
       return await this.ask(tool, spec, args, ctx, caller, policy);
@@ -200,20 +212,22 @@ export class DestructiveToolGate {
     if ('envelope' in target)
       return { kind: 'refused', confirmationId: null, envelope: target.envelope };
     const message = spec.question(target.record, (v) => sanitizeForPrompt(promptText(v)));
-    const asked = await this.confirmations.ask({
-      organizationId: caller.principal.organizationId,
-      tokenId: caller.principal.tokenId,
-      userId: caller.principal.userId,
-      tool: tool.def.name,
-      args,
-      targetType: spec.targetType,
-      targetId: String(target.record.id ?? args.id),
-      message,
-      protocolVersion: ctx.protocolVersion,
-      clientName: caller.clientName,
-      requestId: caller.requestId,
-      policy: { version: policy.version, expirySeconds: policy.expirySeconds },
-    });
+    const asked = await inSpanAsync(SPAN_ASK, () =>
+      this.confirmations.ask({
+        organizationId: caller.principal.organizationId,
+        tokenId: caller.principal.tokenId,
+        userId: caller.principal.userId,
+        tool: tool.def.name,
+        args,
+        targetType: spec.targetType,
+        targetId: String(target.record.id ?? args.id),
+        message,
+        protocolVersion: ctx.protocolVersion,
+        clientName: caller.clientName,
+        requestId: caller.requestId,
+        policy: { version: policy.version, expirySeconds: policy.expirySeconds },
+      }),
+    );
     this.metrics.recordConfirmation('asked');
     return {
       kind: 'input_required',

@@ -15,7 +15,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
-import { inSpan, inSpanAsync } from '@app/tracing';
+import { annotateActiveSpan, capturesToolContent, inSpan, inSpanAsync } from '@app/tracing';
 import { envelopeOf } from './mcp-refusals.js';
 import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
@@ -56,6 +56,9 @@ interface Stamp {
 const SPAN_AUTHORIZE = 'mcp.authorize';
 const SPAN_CONFIRMATION = 'mcp.confirmation';
 const SPAN_DISPATCH = 'mcp.dispatch';
+/** The conventions' opt-in attributes of a `tools/call` span (the call's content, as JSON). */
+const ATTR_ARGUMENTS = 'gen_ai.tool.call.arguments';
+const ATTR_RESULT = 'gen_ai.tool.call.result';
 
 const NOTHING_YET: Progress = {
   args: undefined,
@@ -114,6 +117,9 @@ export class ToolExecutor implements OnApplicationBootstrap {
       throw new McpError(INVALID_PARAMS, 'Invalid params: tool name is required');
     const tool = this.catalog.get(name);
     const added = tool === undefined ? this.catalog.extension(name) : undefined;
+    // Opt-in only (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT): request data on the span.
+    const capture = capturesToolContent();
+    if (capture) annotateActiveSpan({ [ATTR_ARGUMENTS]: JSON.stringify(params.arguments ?? {}) });
     const executed =
       tool !== undefined
         ? await this.execute(tool, params, ctx, extra, stamp)
@@ -141,6 +147,8 @@ export class ToolExecutor implements OnApplicationBootstrap {
       },
       { historyWritten: executed.historyWritten === true },
     );
+    if (capture && executed.outcome?.kind === 'complete')
+      annotateActiveSpan({ [ATTR_RESULT]: JSON.stringify(executed.outcome.result) });
     if (executed.outcome !== undefined) return executed.outcome;
     throw executed.error;
   }

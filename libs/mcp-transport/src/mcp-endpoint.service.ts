@@ -252,6 +252,7 @@ export class McpEndpointService<TExtra> {
             toolError: handled.toolError === true,
             requestedTool: requestedTool(message),
             durationMs: performance.now() - started,
+            ...(scope?.traceId === undefined ? {} : { traceId: scope.traceId }),
           };
           scope?.end(observation);
           this.observe?.(observation);

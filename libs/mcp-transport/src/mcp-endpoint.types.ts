@@ -144,6 +144,11 @@ export interface McpObservation {
    */
   requestedTool?: string;
   durationMs: number;
+  /**
+   * The sampled trace the message's span is in ({@link McpMessageScope.traceId}), if any: metrics
+   * may name it as an exemplar.
+   */
+  traceId?: string;
 }
 
 /** One message about to be served, as a tracer reads it (nothing of it has run yet). */
@@ -163,6 +168,8 @@ export interface McpMessageStart {
  * with its observation. Neither may throw.
  */
 export interface McpMessageScope {
+  /** The trace of the message's span when it is sampled (exported); undefined otherwise. */
+  readonly traceId?: string;
   run<T>(serve: () => Promise<T>): Promise<T>;
   end(observation: McpObservation): void;
 }

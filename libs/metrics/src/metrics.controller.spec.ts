@@ -3,6 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Test } from '@nestjs/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerHttpMetrics } from './http-metrics.hook.js';
+import { negotiateMetricsFormat } from './metrics.controller.js';
 import { MetricsModule } from './metrics.module.js';
 import { METRICS_CONTENT_TYPE, MetricsService } from './metrics.service.js';
 
@@ -16,6 +17,22 @@ class AccountsTestController {
 
 @Module({ controllers: [AccountsTestController] })
 class FeatureTestModule {}
+
+describe('negotiateMetricsFormat', () => {
+  it('chooses OpenMetrics only when the Accept header weighs it at least as high as the text format', () => {
+    expect(negotiateMetricsFormat(undefined)).toBe('prometheus');
+    expect(negotiateMetricsFormat('*/*')).toBe('prometheus');
+    expect(negotiateMetricsFormat('text/plain;version=0.0.4')).toBe('prometheus');
+    expect(negotiateMetricsFormat('application/openmetrics-text')).toBe('openmetrics');
+    expect(
+      negotiateMetricsFormat('application/openmetrics-text;version=1.0.0;q=0.2,text/plain;q=0.5'),
+    ).toBe('prometheus');
+    expect(negotiateMetricsFormat('application/openmetrics-text;q=0,*/*;q=0.1')).toBe('prometheus');
+    expect(negotiateMetricsFormat('Application/OpenMetrics-Text; version=1.0.0, */*;q=0.1')).toBe(
+      'openmetrics',
+    );
+  });
+});
 
 describe('MetricsModule on Fastify', () => {
   let app: NestFastifyApplication;
@@ -41,6 +58,24 @@ describe('MetricsModule on Fastify', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toContain('# TYPE mcp_tool_calls_total counter');
     expect(res.body).toContain('# TYPE process_cpu_user_seconds_total counter');
+  });
+
+  it('serves OpenMetrics to a scraper that prefers it (Prometheus’s Accept), and says it varies by Accept', async () => {
+    const res = await app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: {
+        accept:
+          'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1',
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe(
+      'application/openmetrics-text; version=1.0.0; charset=utf-8',
+    );
+    expect(res.headers.vary).toBe('Accept');
+    expect(res.body).toContain('# TYPE mcp_tool_calls counter');
+    expect(res.body.endsWith('# EOF\n')).toBe(true);
   });
 
   it('counts REST requests by route pattern, and neither /metrics nor unmatched raw URLs', async () => {

@@ -46,6 +46,15 @@ function find(all: Sample[], name: string, labels: Record<string, string>): Samp
   );
 }
 
+/** The sample names of an exposition, once each, sorted. */
+function seriesNames(body: string): string[] {
+  const names = body
+    .split('\n')
+    .filter((l) => /^[a-z]/.test(l))
+    .map((l) => l.split(/[{ ]/)[0]);
+  return [...new Set(names)].sort();
+}
+
 function pool(body: string): Sample[] {
   return samples(body).filter((s) => s.name === 'db_pool_connections');
 }
@@ -126,6 +135,56 @@ describe('MetricsService', () => {
     const { contentType } = await new MetricsService().render();
     expect(contentType).toBe(METRICS_CONTENT_TYPE);
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  describe('OpenMetrics (asked for by the scraper)', () => {
+    const TRACE = '0af7651916cd43dd8448eb211c80319c';
+    const operation = {
+      method: 'tools/call',
+      tool: 'list_accounts',
+      protocolVersion: '2026-07-28',
+      errorType: '',
+      statusCode: '',
+    };
+
+    it('carries the MCP histogram’s exemplar (the trace id) on the bucket of the observation', async () => {
+      const service = new MetricsService();
+      service.recordMcpServerOperation(operation, 0.012, TRACE);
+      const { contentType, body } = await service.render('openmetrics');
+      expect(contentType).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+      expect(body.endsWith('\n# EOF\n')).toBe(true);
+      const withExemplar = body.split('\n').filter((l) => l.includes(' # {'));
+      expect(withExemplar).toHaveLength(1);
+      expect(withExemplar[0]).toMatch(
+        new RegExp(
+          `^mcp_server_operation_duration_seconds_bucket\\{le="0\\.02",.*gen_ai_tool_name="list_accounts".*\\} 1 # \\{trace_id="${TRACE}"\\} 0\\.012 \\d+(\\.\\d+)?$`,
+        ),
+      );
+    });
+
+    it('names no exemplar for an untraced observation, and the Prometheus format never shows one', async () => {
+      const service = new MetricsService();
+      service.recordMcpServerOperation(operation, 0.012);
+      expect(await service.render('openmetrics').then((r) => r.body)).not.toContain(' # {');
+      service.recordMcpServerOperation(operation, 0.012, TRACE);
+      expect((await service.render()).body).not.toContain(TRACE);
+    });
+
+    it('renders counters the OpenMetrics way without renaming them for the Prometheus format', async () => {
+      const service = new MetricsService();
+      service.recordMcpRequest('2026-07-28', 'tools/call', 'ok', 0.01);
+      const open = (await service.render('openmetrics')).body;
+      expect(open).toContain('# TYPE mcp_requests counter');
+      expect(open).toContain(
+        'mcp_requests_total{era="2026-07-28",method="tools/call",outcome="ok"} 1',
+      );
+      // After an OpenMetrics scrape, the next Prometheus scrape still has the counters' names.
+      const text = (await service.render()).body;
+      expect(text).toContain('# TYPE mcp_requests_total counter');
+      expect(find(samples(text), 'mcp_requests_total', { outcome: 'ok' })?.value).toBe(1);
+      // The same series in both formats (OpenMetrics adds only its EOF and exemplars).
+      expect(seriesNames(open)).toEqual(seriesNames(text));
+    });
   });
 
   it('shows recorded counts and durations in render()', async () => {

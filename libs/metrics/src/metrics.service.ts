@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type Metric,
+  type OpenMetricsContentType,
+} from 'prom-client';
 import type { ToolCallStatus } from '@app/mcp-transport';
 import {
   METRICS,
@@ -23,8 +31,14 @@ export interface PoolStats {
 /** Returns the pool's current numbers, or `undefined` when there is no pool (yet). */
 export type PoolStatsSource = () => PoolStats | undefined;
 
-/** The Prometheus text exposition format, as served on `/metrics`. */
+/** The Prometheus text exposition format, as served on `/metrics` by default. */
 export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+/** OpenMetrics 1.0, served on `/metrics` to a scraper that asks for it: it carries exemplars. */
+export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
+
+/** The exposition formats `/metrics` speaks. */
+export type MetricsFormat = 'prometheus' | 'openmetrics';
 
 type LabelsOf<D extends MetricDefinition> = D['labelNames'][number];
 
@@ -41,7 +55,10 @@ export class MetricsService {
 
   private readonly mcpRequests = this.counter(METRICS.mcpRequests);
   private readonly mcpRequestDuration = this.histogram(METRICS.mcpRequestDuration);
-  private readonly mcpServerOperationDuration = this.histogram(METRICS.mcpServerOperationDuration);
+  /** With exemplars: each bucket keeps the trace id of its latest sampled observation. */
+  private readonly mcpServerOperationDuration = this.histogram(METRICS.mcpServerOperationDuration, {
+    exemplars: true,
+  });
   private readonly mcpToolCalls = this.counter(METRICS.mcpToolCalls);
   private readonly mcpToolCallDuration = this.histogram(METRICS.mcpToolCallDuration);
   private readonly mcpConfirmations = this.counter(METRICS.mcpConfirmations);
@@ -94,8 +111,9 @@ export class MetricsService {
       statusCode: string;
     },
     seconds: number,
+    traceId?: string,
   ): void {
-    observe(
+    observeWithTrace(
       this.mcpServerOperationDuration,
       {
         mcp_method_name: labels.method,
@@ -107,6 +125,7 @@ export class MetricsService {
         network_transport: 'tcp',
       },
       seconds,
+      traceId,
     );
   }
 
@@ -178,9 +197,16 @@ export class MetricsService {
     this.poolStatsSource = source;
   }
 
-  /** The exposition of every metric in this service's registry, for `GET /metrics`. */
-  async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  /**
+   * The exposition of every metric in this service's registry, for `GET /metrics`: the Prometheus
+   * text format, or OpenMetrics (the same series, with the exemplars) when the scraper asked for it.
+   */
+  async render(
+    format: MetricsFormat = 'prometheus',
+  ): Promise<{ contentType: string; body: string }> {
+    if (format === 'prometheus')
+      return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: OPENMETRICS_CONTENT_TYPE, body: await this.openMetrics().metrics() };
   }
 
   private collectPoolStats(): void {
@@ -218,15 +244,81 @@ export class MetricsService {
 
   private histogram<D extends MetricDefinition & { type: 'histogram' }>(
     def: D,
+    options: { exemplars?: boolean } = {},
   ): Histogram<LabelsOf<D>> {
-    return new Histogram<LabelsOf<D>>({
+    const exemplars = options.exemplars === true;
+    const histogram = new Histogram<LabelsOf<D>>({
       name: def.name,
       help: def.help,
       labelNames: def.labelNames,
       buckets: def.buckets === undefined ? undefined : [...def.buckets],
-      registers: [this.registry],
+      enableExemplars: exemplars,
+      // prom-client refuses exemplars on a Prometheus-format registry, although that format simply
+      // leaves them out: registered by hand, the one registry serves both formats.
+      registers: exemplars ? [] : [this.registry],
     });
+    if (exemplars) this.registry.registerMetric(histogram);
+    return histogram;
   }
+
+  /**
+   * An OpenMetrics registry over the same metrics (nothing is recorded twice). prom-client renders
+   * a counter in OpenMetrics by renaming the metric itself (`foo_total` becomes `foo`, its samples
+   * `foo_total`), which would break the Prometheus format of a shared metric: each metric is seen
+   * through a view that carries the OpenMetrics name and reads the metric's values.
+   */
+  private openMetrics(): Registry<OpenMetricsContentType> {
+    const registry = new Registry<OpenMetricsContentType>();
+    registry.setContentType(OPENMETRICS_CONTENT_TYPE);
+    for (const header of this.registry.getMetricsAsArray()) {
+      const metric = this.registry.getSingleMetric(header.name);
+      if (metric !== undefined) registry.registerMetric(openMetricsView(header, metric));
+    }
+    return registry;
+  }
+}
+
+/** What an exposition says of a metric besides its values. */
+interface MetricHeader {
+  name: string;
+  help: string;
+  /** `'counter'`, `'gauge'`, … at run time (prom-client's typings say a numeric enum). */
+  type: unknown;
+}
+
+/** The values of one metric, as prom-client's registry reads them. */
+type MetricData = Awaited<ReturnType<Metric['get']>>;
+
+/**
+ * A metric as an OpenMetrics registry renders it: its name (a counter's without `_total`) and its
+ * values, read from the metric (a histogram's bucket lines with their exemplars).
+ */
+function openMetricsView(header: MetricHeader, metric: Metric): Metric {
+  const name = header.type === 'counter' ? header.name.replace(/_total$/, '') : header.name;
+  // `get` gives the values as the metric's own rendering does (a histogram's with their exemplars).
+  const read = async (): Promise<MetricData> => ({ ...(await metric.get()), name });
+  const view = { name, help: header.help, type: header.type, get: read };
+  // prom-client's registry reads only these members of a metric (name, type, help and the values
+  // through `get`): the view has them, without the metric's recording methods.
+  // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- a duck-typed view, see above
+  return view as unknown as Metric;
+}
+
+/** {@link observe} for a histogram with exemplars: the trace id, when given, is the bucket's exemplar. */
+function observeWithTrace<T extends string>(
+  histogram: Histogram<T>,
+  labels: Partial<Record<T, string>>,
+  seconds: number,
+  traceId: string | undefined,
+): void {
+  if (!Number.isFinite(seconds) || seconds < 0) return;
+  // An exemplar's labels are its own (OpenMetrics), not the histogram's: prom-client types them
+  // as the histogram's label names.
+  // oxlint-disable-next-line typescript/no-unsafe-type-assertion -- see above
+  const exemplarLabels = (traceId === undefined ? {} : { trace_id: traceId }) as Partial<
+    Record<T, string>
+  >;
+  histogram.observe({ labels, value: seconds, exemplarLabels });
 }
 
 /** Durations that are not a finite, non-negative number are dropped rather than thrown on. */

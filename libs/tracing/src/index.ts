@@ -1,4 +1,6 @@
 export {
+  annotateActiveSpan,
+  capturesToolContent,
   currentTraceId,
   errorType,
   inSpan,

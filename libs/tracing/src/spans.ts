@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 export const TRACER_NAME = 'platform-mcp';
 
 let tracer: Tracer | undefined;
+let captureToolContent = false;
 let routeRecorder: ((route: string) => void) | undefined;
 /** Until the app supplies its URL redaction ({@link nameHttpSpansByRoute}), no target is recorded. */
 let targetRedaction: (target: string) => string = () => '/';
@@ -28,9 +29,32 @@ export function tracingActive(): boolean {
 }
 
 /** Called by `startTracing` once the SDK is registered (and by nothing else). */
-export function markTracingStarted(recordRoute: (route: string) => void): void {
+export function markTracingStarted(
+  recordRoute: (route: string) => void,
+  options: { captureToolContent: boolean },
+): void {
   tracer = trace.getTracer(TRACER_NAME);
   routeRecorder = recordRoute;
+  captureToolContent = options.captureToolContent;
+}
+
+/**
+ * Whether `tools/call` spans carry the call's arguments and result (the conventions' opt-in
+ * `gen_ai.tool.call.arguments` / `gen_ai.tool.call.result`): only when tracing and the
+ * configuration opted in (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`).
+ */
+export function capturesToolContent(): boolean {
+  return tracer !== undefined && captureToolContent;
+}
+
+/**
+ * Sets attributes on the active span (the MCP message's span, where the executor runs), if any.
+ * The same rule as {@link inSpan}: bounded values of our own vocabulary, except the opt-in content
+ * {@link capturesToolContent} allows.
+ */
+export function annotateActiveSpan(attributes: Attributes): void {
+  if (tracer === undefined) return;
+  trace.getSpan(context.active())?.setAttributes(attributes);
 }
 
 /** A request target as an HTTP span may record it (the app's URL redaction). */
@@ -83,16 +107,21 @@ export function inSpan<T>(name: string, fn: () => T, attributes?: Attributes): T
   });
 }
 
-/** {@link inSpan} for asynchronous work: the span ends when the promise settles. */
+/**
+ * {@link inSpan} for asynchronous work: the span ends when the promise settles. `outcome`, if
+ * given, names attributes of the result (bounded values, like `attributes`) set before it ends.
+ */
 export function inSpanAsync<T>(
   name: string,
   fn: () => Promise<T>,
   attributes?: Attributes,
+  outcome?: (result: T) => Attributes,
 ): Promise<T> {
   if (tracer === undefined) return fn();
   return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       const result = await fn();
+      if (outcome !== undefined) span.setAttributes(outcome(result));
       span.end();
       return result;
     } catch (error) {

@@ -16,6 +16,6 @@ export async function startTracing(settings: TracingSettings): Promise<RunningTr
   const { recordRoute, startSdk } = await import('./tracing-sdk.js');
   const sdk = startSdk(settings);
   await waitForAllMessagesAcknowledged();
-  markTracingStarted(recordRoute);
+  markTracingStarted(recordRoute, { captureToolContent: settings.captureToolContent });
   return { shutdown: () => sdk.shutdown() };
 }
