@@ -355,6 +355,51 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await page.locator('table.rows tr', { hasText: 'Max Member' }).getByText('executed').waitFor();
   });
 
+  it('denies a request only with a reason; that agent’s retry is told the reason, nothing is deleted', async () => {
+    const created = await t.request('/v1/accounts', {
+      method: 'POST',
+      token: 'owner',
+      json: { name: 'Stark Industries' },
+    });
+    const account: Json = await created.json();
+    const noElicitation = { capabilities: {}, clientName: 'Claude Desktop' };
+    await modernToolCall(
+      t.url,
+      t.tokens.member,
+      'delete_account',
+      { id: account.id },
+      {},
+      noElicitation,
+    );
+    await page.reload();
+    const his = page.locator('li.approval', { hasText: 'Stark Industries' });
+    await his.getByRole('button', { name: /^Deny delete_account/ }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    // No reason: refused in the dialog, nothing sent.
+    await dialog.getByRole('button', { name: 'Deny' }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'Say why you deny it' }).waitFor();
+    await dialog.getByLabel('Reason (told to the agent)').fill('Stark stays a customer');
+    await dialog.getByRole('button', { name: 'Deny' }).click();
+    await page.getByRole('status').filter({ hasText: 'Denied' }).waitFor();
+    const row = page.locator('table.rows tr', { hasText: 'Stark Industries' });
+    expect(await row.innerText()).toContain('Stark stays a customer');
+
+    const retried = await modernToolCall(
+      t.url,
+      t.tokens.member,
+      'delete_account',
+      { id: account.id },
+      {},
+      noElicitation,
+    );
+    const refusal: Json = JSON.parse(String(retried.body.result.content[0].text));
+    expect(refusal.error.code).toBe('approval_denied');
+    expect(refusal.error.message).toContain('Olivia Owner denied');
+    expect(refusal.error.message).toContain('Stark stays a customer');
+    expect((await t.request(`/v1/accounts/${account.id}`, { token: 'owner' })).status).toBe(200);
+  });
+
   it('revokes an OAuth client behind a confirmation dialog; its next MCP call is a 401', async () => {
     const before = await modernToolCall(t.url, t.tokens.oauth_reader, 'list_accounts', {});
     expect(before.status).toBe(200);
