@@ -105,8 +105,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'delete_portal_user',
     description:
       'Delete a portal user permanently. The person using the client confirms first (a form ' +
-      'elicitation on protocol 2026-07-28); otherwise the answer is confirmation_required and nothing ' +
-      'is deleted. Prefer deactivate_portal_user when access only needs to stop.',
+      'elicitation on protocol 2026-07-28), or another admin approves (approval_pending), as the ' +
+      'organisation decides; else nothing is deleted. Prefer deactivate_portal_user when access only needs to stop.',
     annotations: destroy('Delete portal user'),
     endpoint: PORTAL_USERS_ENDPOINTS.delete,
     confirmation: {
@@ -152,8 +152,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'delete_account',
     description:
       'Delete a customer account permanently; refused while it still has active portal users. The ' +
-      'person using the client confirms first (a form elicitation on protocol 2026-07-28); otherwise ' +
-      'the answer is confirmation_required and nothing is deleted.',
+      'person using the client confirms first (a form elicitation on protocol 2026-07-28), or another ' +
+      'admin approves (approval_pending), as the organisation decides; else nothing is deleted.',
     annotations: destroy('Delete account'),
     endpoint: ACCOUNTS_ENDPOINTS.delete,
     confirmation: {
