@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '@app/config';
 import { MIGRATIONS, migrate } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
 import { startServer, type RunningServer } from '../../apps/server/src/bootstrap.js';
+import { testConfig } from '../support/test-server.js';
 
 /**
  * Readiness means ready: on a database one migration behind, `/health/ready` answers 503 naming
@@ -63,24 +63,14 @@ beforeAll(async () => {
   vi.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => {
     warnings.push(String(message));
   });
-  const config = loadConfig(
-    {},
-    {
-      nodeEnv: 'test',
-      port: 0,
-      logLevel: 'silent',
-      databaseUrl: db.url,
-      ...(process.env.DATABASE_URL ? {} : { dbPoolSize: 1 }),
-      serverSecretKeys: [randomBytes(32).toString('hex')],
-    },
-  );
-  server = await startServer(config, { seedDemo: 'never', writeDemoTokens: false });
+  server = await startServer(testConfig(db), { seedDemo: 'never', writeDemoTokens: false });
 });
 
 afterAll(async () => {
   vi.restoreAllMocks();
   await server?.close();
   await db?.dispose();
+  if (server !== undefined) rmSync(server.config.dataDir, { recursive: true, force: true });
 });
 
 describe('readiness on a database one migration behind', () => {

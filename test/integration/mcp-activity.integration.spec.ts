@@ -149,6 +149,9 @@ describe('the admin console’s activity endpoints', () => {
       expect(long.body.error.code).toBe('VALIDATION_ERROR');
       const backwards = await series(`since=${at(5)}&until=${at(1)}`);
       expect(backwards.status).toBe(422);
+      expect(backwards.body.error.details).toEqual([
+        { field: 'until', message: 'must be after since' },
+      ]);
     });
 
     it('needs audit.read', async () => {

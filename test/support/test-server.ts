@@ -21,7 +21,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-function testConfig(db: TestDatabase, overrides: Partial<AppConfig>): AppConfig {
+/**
+ * The configuration every in-process test server runs with over `db` (a private data directory,
+ * fresh secret keys, quiet logs, generous rate limits), with `overrides` on top.
+ */
+export function testConfig(db: TestDatabase, overrides: Partial<AppConfig> = {}): AppConfig {
   return loadConfig(
     {},
     {

@@ -17,10 +17,12 @@ import type {
   AuditResourceType,
 } from './audit-vocabulary.js';
 
-export interface NewAuditEvent {
+/** Who acted. Normally taken from the authenticated caller; explicit only for public routes. */
+export interface AuditActor {
   organizationId: string;
   actorType: AuditActorType;
   actorUserId: string | null;
+  /** The actor's display name and e-mail at the time (kept when the person changes or goes). */
   actorName: string | null;
   actorEmail: string | null;
   tokenId: string | null;
@@ -28,13 +30,17 @@ export interface NewAuditEvent {
   tokenKind: TokenKind | 'session' | null;
   channel: AuditChannel;
   clientName: string | null;
+  requestId: string | null;
+  confirmationId: string | null;
+}
+
+/** One event to append: who acted ({@link AuditActor}), on what, and what changed. */
+export interface NewAuditEvent extends AuditActor {
   action: AuditAction;
   resourceType: AuditResourceType;
   resourceId: string;
   resourceLabel: string | null;
   changes: AuditChanges;
-  requestId: string | null;
-  confirmationId: string | null;
   traceId: string | null;
 }
 

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { DomainError } from '@app/errors';
-import { type TokenKind } from '@app/access-vocabulary';
 import { RequestContext, type CallerContext } from '@app/identity';
 import { currentTraceId } from '@app/tracing';
 import {
+  assertTimeRange,
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
   encodeCursor,
@@ -19,13 +18,12 @@ import type {
   ExportAuditEventsQueryDto,
   ListAuditEventsQueryDto,
 } from './audit-event.dto.js';
-import { AuditEventsRepository, type AuditEventRow } from './audit-events.repository.js';
-import type {
-  AuditAction,
-  AuditActorType,
-  AuditChannel,
-  AuditResourceType,
-} from './audit-vocabulary.js';
+import {
+  AuditEventsRepository,
+  type AuditActor,
+  type AuditEventRow,
+} from './audit-events.repository.js';
+import type { AuditAction, AuditActorType, AuditResourceType } from './audit-vocabulary.js';
 
 export interface AuditEntry {
   action: AuditAction;
@@ -39,22 +37,7 @@ export interface AuditEntry {
   changes: AuditChanges;
 }
 
-/** Who acted. Normally taken from the authenticated caller; explicit only for public routes. */
-export interface AuditActor {
-  organizationId: string;
-  actorType: AuditActorType;
-  actorUserId: string | null;
-  /** The actor's display name and e-mail at the time (kept when the person changes or goes). */
-  actorName: string | null;
-  actorEmail: string | null;
-  tokenId: string | null;
-  tokenName: string | null;
-  tokenKind: TokenKind | 'session' | null;
-  channel: AuditChannel;
-  clientName: string | null;
-  requestId: string | null;
-  confirmationId: string | null;
-}
+export type { AuditActor };
 
 /**
  * How old an event must be before the export hands it out. An event's time is taken inside its
@@ -181,16 +164,7 @@ export class AuditTrail {
   }
 
   async list(query: ListAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
-    if (
-      query.since !== undefined &&
-      query.until !== undefined &&
-      Date.parse(query.since) >= Date.parse(query.until)
-    ) {
-      throw DomainError.validation(
-        [{ field: 'until', message: 'must be after since' }],
-        'Validation failed: until must be after since',
-      );
-    }
+    assertTimeRange(query);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const rows = await this.events.list({
       organizationId: this.context.principal.organizationId,

@@ -7,7 +7,9 @@ import { ConfirmationService, visibleStatus, type McpConfirmation } from '@app/m
 import {
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
+  assertTimeRange,
   toPage,
+  untilNotAfterSince,
   type Page,
   type Plain,
 } from '@app/rest-contract';
@@ -90,11 +92,7 @@ export class McpHistoryService {
   async toolCallSeries(query: ToolCallSeriesQueryDto): Promise<Plain<ToolCallSeriesDto>> {
     const until = query.until === undefined ? Date.now() : Date.parse(query.until);
     const since = query.since === undefined ? until - DEFAULT_SERIES_MS : Date.parse(query.since);
-    if (since >= until)
-      throw DomainError.validation(
-        [{ field: 'until', message: 'must be after since' }],
-        'Validation failed: until must be after since',
-      );
+    if (since >= until) throw untilNotAfterSince();
     if (until - since > MAX_SERIES_MS)
       throw DomainError.validation(
         [{ field: 'since', message: 'the window may span at most 24 hours' }],
@@ -182,19 +180,6 @@ export class McpHistoryService {
 
   private get organizationId(): string {
     return this.context.principal.organizationId;
-  }
-}
-
-function assertTimeRange(query: { since?: string; until?: string }): void {
-  if (
-    query.since !== undefined &&
-    query.until !== undefined &&
-    Date.parse(query.since) >= Date.parse(query.until)
-  ) {
-    throw DomainError.validation(
-      [{ field: 'until', message: 'must be after since' }],
-      'Validation failed: until must be after since',
-    );
   }
 }
 

@@ -18,7 +18,7 @@ export { ApiErrors, ApiErrorEnvelope, AUTH_ERROR_CODES } from './api-errors.deco
 export type { EndpointContract } from './endpoint-contract.js';
 export type { Plain } from './plain.js';
 export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
-export { TimeRangeQueryDto } from './time-range-query.dto.js';
+export { assertTimeRange, TimeRangeQueryDto, untilNotAfterSince } from './time-range-query.dto.js';
 export { ACCESS_EXTENSION, ENDPOINT_CONTRACT, Endpoint } from './endpoint.decorator.js';
 export {
   contains,

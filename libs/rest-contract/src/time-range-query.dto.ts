@@ -1,4 +1,5 @@
 import { IsOptional } from 'class-validator';
+import { DomainError } from '@app/errors';
 import { Input } from './input-property.decorator.js';
 import { PageQueryDto } from './page-query.dto.js';
 import { Timestamp } from './timestamp.js';
@@ -23,4 +24,22 @@ export class TimeRangeQueryDto extends PageQueryDto {
   @IsOptional()
   @Timestamp()
   until?: string;
+}
+
+/** The VALIDATION_ERROR of a time range whose `until` is not after its `since`. */
+export function untilNotAfterSince(): DomainError {
+  return DomainError.validation(
+    [{ field: 'until', message: 'must be after since' }],
+    'Validation failed: until must be after since',
+  );
+}
+
+/** Throws {@link untilNotAfterSince} when both ends are given and `until` is not after `since`. */
+export function assertTimeRange(query: { since?: string; until?: string }): void {
+  if (
+    query.since !== undefined &&
+    query.until !== undefined &&
+    Date.parse(query.since) >= Date.parse(query.until)
+  )
+    throw untilNotAfterSince();
 }
