@@ -7,9 +7,13 @@
 // first page and a page 50 cursors deep (p50/p95), the console's 24-hour series, `q` by a deleted
 // person's e-mail, a partition drop under a concurrent insert load, the insert cost against the
 // empty table, and table and index bytes per row. Prints Markdown; `--write-doc` (or
-// BENCH_DOC=1) rewrites the `history-postgres` section of docs/benchmarks.md.
+// BENCH_DOC=1) rewrites the `history-postgres` section of docs/benchmarks.md. `--embedded` runs
+// the same on the embedded engine (PGlite, in this process, on a temporary data directory) and
+// writes the `history-embedded` section.
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -20,9 +24,9 @@ const dist = (p) => join(root, 'dist/libs', p);
 const { toolCallsListQuery, toolCallSeriesQuery } = await import(dist('mcp-history/src/index.js'));
 const { auditEventsListQuery } = await import(dist('audit-trail/src/index.js'));
 const { confirmationsListQuery } = await import(dist('mcp-confirmations/src/index.js'));
-const { createPartitionsCovering, listPartitions, PARTITIONED_TABLES } = await import(
-  dist('database/src/index.js')
-);
+const { createPartitionsCovering, EmbeddedPostgres, listPartitions, migrate, PARTITIONED_TABLES } =
+  await import(dist('database/src/index.js'));
+const EMBEDDED = process.argv.includes('--embedded');
 
 const CALLS = Number(process.env.BENCH_HISTORY_CALLS ?? 10_000_000);
 const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 2_000_000);
@@ -31,25 +35,33 @@ const DAYS = 60;
 const RUNS = Number(process.env.BENCH_HISTORY_RUNS ?? 20);
 const CHUNK = 1_000_000;
 const admin = process.env.DATABASE_URL;
-if (!admin) {
-  process.stderr.write('bench:history needs DATABASE_URL (real Postgres)\n');
+if (!admin && !EMBEDDED) {
+  process.stderr.write('bench:history needs DATABASE_URL (real Postgres) or --embedded\n');
   process.exit(2);
 }
 const log = (m) => process.stderr.write(`[bench:history] ${m}\n`);
 const name = `bench_history_${Date.now().toString(36)}`;
-const url = new URL(admin);
-url.pathname = `/${name}`;
+// The embedded engine: a PGlite of this process on a data directory of its own, removed afterwards.
+const dataDir = EMBEDDED ? await mkdtemp(join(tmpdir(), 'bench-history-')) : undefined;
+const engine = EMBEDDED ? await EmbeddedPostgres.start({ dataDir }) : undefined;
+const url = new URL(engine?.url ?? admin);
+if (!EMBEDDED) url.pathname = `/${name}`;
 
-const adminClient = new pg.Client({ connectionString: admin });
-await adminClient.connect();
-await adminClient.query(`CREATE DATABASE ${name}`);
+const adminClient = EMBEDDED ? undefined : new pg.Client({ connectionString: admin });
+await adminClient?.connect();
+await adminClient?.query(`CREATE DATABASE ${name}`);
 const started = Date.now();
 const db = new pg.Client({ connectionString: url.toString() });
 try {
-  execFileSync(process.execPath, [join(root, 'dist/apps/server/src/migrate.js'), 'up'], {
-    env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  if (EMBEDDED) {
+    // In this process: the engine answers on this event loop, which a child process's wait would block.
+    await migrate(url.toString(), 'up');
+  } else {
+    execFileSync(process.execPath, [join(root, 'dist/apps/server/src/migrate.js'), 'up'], {
+      env: { ...process.env, DATABASE_URL: url.toString(), LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
   await db.connect();
   const run = async (text, params) => (await db.query(text, params)).rows;
   const now = new Date();
@@ -172,8 +184,15 @@ try {
         if (last !== undefined) deepMs.push(last.ms);
       }
     }
+    // What the database itself does for one of those first pages (the last run's organisation):
+    // execution and planning time and the buffers read, apart from waiting for a CPU.
+    const q = build(orgs[((RUNS - 1) * 37) % ORGS], undefined);
+    const [{ Plan: plan, 'Planning Time': planning, 'Execution Time': execution }] = (
+      await run(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${q.text}`, q.params)
+    )[0]['QUERY PLAN'];
     results.push({
       label,
+      plan: `${execution.toFixed(1)} / ${planning.toFixed(1)} ms, ${plan['Shared Hit Blocks'] + plan['Shared Read Blocks']} buffers (${plan['Shared Read Blocks']} read)`,
       p50: pct(first, 50),
       p95: pct(first, 95),
       deep50: deepMs.length ? pct(deepMs, 50) : undefined,
@@ -186,6 +205,8 @@ try {
     toolCallsListQuery({ organizationId: org, take: page, after, ...extra });
   await measure('calls: no filter', call({}), true);
   await measure('calls: tool', call({ tool: 'tool_3' }), true);
+  // A value no row of the organisation has: the page walks all of its history (the worst case).
+  await measure('calls: tool no call has', call({ tool: 'tool_99' }), false);
   await measure('calls: status (rare)', call({ status: 'VALIDATION_ERROR' }), true);
   await measure(
     'calls: person',
@@ -198,6 +219,7 @@ try {
     true,
   );
   await measure('calls: client', call({ clientName: 'client-2' }), true);
+  await measure('calls: status + tool', call({ status: 'input_required', tool: 'tool_7' }), true);
   await measure(
     'calls: last 24 h',
     call({ since: new Date(now.getTime() - 86_400_000).toISOString() }),
@@ -207,6 +229,8 @@ try {
     auditEventsListQuery({ organizationId: org, take: page, after, ...extra });
   await measure('audit: no filter', event({}), true);
   await measure('audit: action', event({ action: 'portal_user.deleted' }), true);
+  await measure('audit: channel', event({ channel: 'api' }), true);
+  await measure('audit: resource type', event({ resourceType: 'portal_user' }), true);
   await measure(
     'audit: person',
     event({ actorUserId: (await run(`SELECT md5('user-9')::uuid AS u`))[0].u }),
@@ -282,15 +306,15 @@ try {
   );
   const ms = (x) => (x === undefined ? '–' : x.toFixed(1));
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on this repository's shared 2-core machine, Postgres ${(await run('SHOW server_version'))[0].server_version}, default settings:`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on this repository's shared 2-core machine, ${EMBEDDED ? 'the embedded engine (PGlite, in the bench process), Postgres' : 'Postgres'} ${(await run('SHOW server_version'))[0].server_version}, ${EMBEDDED ? "the embedded engine's settings" : 'default settings'}:`,
     `${CALLS.toLocaleString('en')} tool calls and ${EVENTS.toLocaleString('en')} audit events over ${ORGS} organisations and ${DAYS} days (generated in SQL; calls loaded in ${callsLoadS.toFixed(0)} s, events in ${eventsLoadS.toFixed(0)} s; the whole run ${((Date.now() - started) / 1000).toFixed(0)} s).`,
-    `Command: \`BENCH_HISTORY_CALLS=${CALLS} BENCH_HISTORY_EVENTS=${EVENTS} DATABASE_URL=… npm run bench:history -- --write-doc\`. ${RUNS} runs per line, each on another organisation; a page is 50 rows (51 fetched).`,
+    `Command: \`BENCH_HISTORY_CALLS=${CALLS} BENCH_HISTORY_EVENTS=${EVENTS} ${EMBEDDED ? '' : 'DATABASE_URL=… '}npm run bench:history -- ${EMBEDDED ? '--embedded ' : ''}--write-doc\`. ${RUNS} runs per line, each on another organisation; a page is 50 rows (51 fetched).`,
     '',
-    '| statement | first page p50 | p95 | 50 cursors deep p50 | p95 |',
-    '| --- | --- | --- | --- | --- |',
+    '| statement | first page p50 | p95 | 50 cursors deep p50 | p95 | one first page: execution / planning, buffers |',
+    '| --- | --- | --- | --- | --- | --- |',
     ...results.map(
       (r) =>
-        `| ${r.label} | ${ms(r.p50)} ms | ${ms(r.p95)} ms | ${ms(r.deep50)} ms | ${ms(r.deep95)} ms |`,
+        `| ${r.label} | ${ms(r.p50)} ms | ${ms(r.p95)} ms | ${ms(r.deep50)} ms | ${ms(r.deep95)} ms | ${r.plan} |`,
     ),
     '',
     `Insert (the history writer's 100-row batch statement): ${emptyInsertUs.toFixed(1)} µs per row into the empty table, ${fullInsertUs.toFixed(1)} µs per row with the tables loaded (${((fullInsertUs / emptyInsertUs - 1) * 100).toFixed(0)} %).`,
@@ -303,10 +327,13 @@ try {
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
   if (process.argv.includes('--write-doc') || process.env.BENCH_DOC === '1') {
-    await writeDocSection(join(root, 'docs/benchmarks.md'), 'history-postgres', text);
+    const section = EMBEDDED ? 'history-embedded' : 'history-postgres';
+    await writeDocSection(join(root, 'docs/benchmarks.md'), section, text);
   }
 } finally {
   await db.end().catch(() => undefined);
-  await adminClient.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-  await adminClient.end();
+  await adminClient?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+  await adminClient?.end();
+  await engine?.stop();
+  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
 }
