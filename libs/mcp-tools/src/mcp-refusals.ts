@@ -70,3 +70,14 @@ export function assertReadableParam(what: string, value: string): void {
       field: what,
     });
 }
+
+/**
+ * The non-empty string `params[key]` (a prompt's name, a resource's URI), or -32602 saying that
+ * `what` is required.
+ */
+export function requiredParam(params: Record<string, unknown>, key: string, what: string): string {
+  const value = params[key];
+  if (typeof value !== 'string' || value === '')
+    throw new McpError(INVALID_PARAMS, `Invalid params: ${what} is required`);
+  return value;
+}

@@ -10,7 +10,7 @@ import {
   type McpRequestContext,
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
-import { assertReadableParam, refusalOf } from './mcp-refusals.js';
+import { assertReadableParam, refusalOf, requiredParam } from './mcp-refusals.js';
 import { assertFirstPage } from './resources.handler.js';
 import { MCP_EXTENSIONS, type ExtensionPrompt, type McpExtension } from './mcp-extension.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -242,9 +242,7 @@ export class PromptsHandler {
     ctx: McpRequestContext,
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
-    const name = params.name;
-    if (typeof name !== 'string' || name === '')
-      throw new McpError(INVALID_PARAMS, 'Invalid params: prompt name is required');
+    const name = requiredParam(params, 'name', 'prompt name');
     assertReadableParam('name', name);
     const added = this.added.get(name);
     if (added !== undefined) {

@@ -5,6 +5,7 @@ import {
   authorizationEnvelopeOf,
   authorizationRefused,
   assertReadableParam,
+  requiredParam,
   envelopeOf,
   refusalOf,
 } from './mcp-refusals.js';
@@ -185,9 +186,7 @@ export class ResourcesHandler {
     ctx: McpRequestContext,
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
-    const uri = params.uri;
-    if (typeof uri !== 'string' || uri === '')
-      throw new McpError(INVALID_PARAMS, 'Invalid params: uri is required');
+    const uri = requiredParam(params, 'uri', 'uri');
     assertReadableParam('uri', uri);
     for (const r of this.added) {
       const vars =
