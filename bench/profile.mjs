@@ -8,20 +8,18 @@
 // (default: a temp dir, printed) for a closer look in Chrome DevTools.
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { optionsFromEnv, runBench } from './lib/bench.mjs';
+import { join } from 'node:path';
+import { runBench } from './lib/bench.mjs';
+import { runFromEnv } from './lib/options.mjs';
 import { log } from './lib/processes.mjs';
 import { stopAll } from '../test/support/server-process.mjs';
 import { consoleTable } from './lib/report.mjs';
 
-// BENCH_ROOT: measure another checkout's build (its dist/) with this benchmark.
-const root = resolve(process.env.BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
 process.env.BENCH_SCENARIOS ??= 'A,C';
 process.env.BENCH_ROUNDS ??= '2';
-const options = optionsFromEnv();
-const started = [];
-const deadline = Date.now() + options.maxSeconds * 1000;
+// BENCH_ROOT: measure another checkout's build (its dist/) with this benchmark.
+const bench = runFromEnv();
+const { options, started } = bench;
 const top = Number(process.env.BENCH_PROFILE_TOP ?? 30);
 
 /** Where a frame's code lives: a package, one of our libs, Node itself, V8 builtins, GC. */
@@ -128,11 +126,7 @@ try {
   const dir =
     process.env.BENCH_PROFILE_DIR ?? (await mkdtemp(join(os.tmpdir(), 'platform-profile-')));
   const run = await runBench({
-    root,
-    options,
-    started,
-    deadline,
-    baselineRoot: process.env.BENCH_BASELINE,
+    ...bench,
     serverNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   });
   await stopAll(started, log); // SIGTERM → graceful exit → the profile is written

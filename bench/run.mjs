@@ -21,18 +21,16 @@
 // writes the `<engine>-vs-baseline` section instead. BENCH_ROOT=<checkout> measures another build.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { optionsFromEnv, runBench } from './lib/bench.mjs';
+import { join } from 'node:path';
+import { runBench } from './lib/bench.mjs';
+import { runFromEnv } from './lib/options.mjs';
 import { log } from './lib/processes.mjs';
 import { stopAll, stopOnSignals } from '../test/support/server-process.mjs';
 import { consoleTable, markdown, writeDocSection } from './lib/report.mjs';
 
 // BENCH_ROOT: measure another checkout's build (its dist/) with this benchmark.
-const root = resolve(process.env.BENCH_ROOT ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
-const options = optionsFromEnv();
-const started = [];
-const deadline = Date.now() + options.maxSeconds * 1000;
+const bench = runFromEnv();
+const { root, options, started } = bench;
 
 const stops = stopOnSignals(started, log);
 // The hard stop: whatever happens, nothing outlives the budget (+ 30 s to shut down).
@@ -44,13 +42,7 @@ const watchdog = setTimeout(
 let failed = false;
 try {
   const t0 = Date.now();
-  const run = await runBench({
-    root,
-    options,
-    started,
-    deadline,
-    baselineRoot: process.env.BENCH_BASELINE,
-  });
+  const run = await runBench(bench);
   await stopAll(started, log);
   const text = markdown(run);
   process.stdout.write(`\n${consoleTable(run)}\n\n`);

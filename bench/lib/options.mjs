@@ -1,4 +1,6 @@
 // The benchmark's knobs, from the environment (bench/run.mjs lists them with their defaults).
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 function intEnv(name, fallback) {
   const raw = process.env[name];
@@ -24,5 +26,21 @@ export function optionsFromEnv() {
     replays: intEnv('BENCH_H_REPLAYS', 50),
     maxSeconds: intEnv('BENCH_MAX_SECONDS', 420),
     scenarios: (process.env.BENCH_SCENARIOS ?? DEFAULT_SCENARIOS).split(',').map((s) => s.trim()),
+  };
+}
+
+/**
+ * What bench/run.mjs and bench/profile.mjs hand runBench: the checkout to measure (BENCH_ROOT, else
+ * this one), the knobs, the list of what was started, the deadline (BENCH_MAX_SECONDS from now)
+ * and the baseline checkout (BENCH_BASELINE).
+ */
+export function runFromEnv() {
+  const options = optionsFromEnv();
+  return {
+    root: resolve(process.env.BENCH_ROOT ?? fileURLToPath(new URL('../..', import.meta.url))),
+    options,
+    started: [],
+    deadline: Date.now() + options.maxSeconds * 1000,
+    baselineRoot: process.env.BENCH_BASELINE,
   };
 }
