@@ -1,4 +1,6 @@
-import { Client } from 'pg';
+import { Client, type PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { DeadlinePool } from '@app/database';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrincipalCache } from '@app/identity';
 import { ConfirmationPolicyCache } from '@app/confirmation-policies';
@@ -166,6 +168,35 @@ describe('the LISTEN connection is lost (real Postgres)', skipWhen(NEEDS_REAL_PO
       expect(Number(listeners.rows[0]?.n)).toBe(2);
     } finally {
       await admin.end();
+    }
+  });
+});
+
+describe('pool connections listen too (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES), () => {
+  it('each is handed over idle, already listening on every channel', async () => {
+    const ds = b.server.app.get(DataSource);
+    const pool = 'master' in ds.driver ? ds.driver.master : undefined;
+    expect(pool).toBeInstanceOf(DeadlinePool);
+    if (!(pool instanceof DeadlinePool)) return;
+    // Every connection the pool holds, fresh ones included: more checkouts at once than it has.
+    const held: PoolClient[] = [];
+    try {
+      for (let i = 0; i < pool.options.max; i++) {
+        const client = await pool.connect();
+        held.push(client);
+        // Nothing queued on it for the caller to wait behind (pg 9 refuses queued statements).
+        expect(Reflect.get(client, '_activeQuery') ?? null).toBeNull();
+        expect(Reflect.get(client, '_queryQueue')).toHaveLength(0);
+        const channels = await client.query<{ channel: string }>(
+          `SELECT pg_listening_channels() AS channel ORDER BY 1`,
+        );
+        expect(channels.rows.map((r) => r.channel)).toEqual([
+          'confirmation_policy_changed',
+          'principal_changed',
+        ]);
+      }
+    } finally {
+      for (const client of held) client.release();
     }
   });
 });

@@ -1,5 +1,6 @@
-import { Client, Pool, type Notification } from 'pg';
+import { Client, type Notification } from 'pg';
 import type { DataSource } from 'typeorm';
+import { DeadlinePool } from './database-deadline.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 
 export interface ChangeFeedHandlers {
@@ -66,32 +67,29 @@ export async function listenForChanges(
 const listeners = new WeakMap<DataSource, PgChannelListener>();
 
 /**
- * Makes each connection of `ds`'s pool `LISTEN` on `channel` the first time it is handed out (the
- * LISTEN is queued ahead of the query it was taken for: a connection runs its queries in order).
- * Postgres hands a listening session the notifications of its own transaction right after the
- * commit and before the COMMIT, or the autocommitted statement, returns. So a change this process
- * makes (a revocation, a role change, any trigger-notified write) reaches `notification` before
- * its writer can answer, not only when the feed's own connection hears it some milliseconds later;
- * PRODUCT §5 wants it "at once" on the replica that made it. Notifications of other processes
- * arrive here too: handlers must be idempotent. A failed LISTEN is ignored: the feed's connection
- * still delivers, later. Returns the function that stops tapping new connections.
+ * Makes each connection of `ds`'s pool `LISTEN` on `channel` before it is first handed out (the
+ * pool runs the LISTEN, then gives the connection to the caller: see
+ * {@link DeadlinePool.onFirstCheckout}). Postgres hands a listening session the notifications of
+ * its own transaction right after the commit and before the COMMIT, or the autocommitted
+ * statement, returns. So a change this process makes (a revocation, a role change, any
+ * trigger-notified write) reaches `notification` before its writer can answer, not only when the
+ * feed's own connection hears it some milliseconds later; PRODUCT §5 wants it "at once" on the
+ * replica that made it. Notifications of other processes arrive here too: handlers must be
+ * idempotent. A failed LISTEN is ignored: the feed's connection still delivers, later. A pool that
+ * is not a {@link DeadlinePool} (the app's always is) is not tapped. Returns the function that
+ * stops tapping new connections.
  */
 function tapOwnCommits(ds: DataSource, channel: string, handlers: ChangeFeedHandlers): () => void {
   // The Postgres driver keeps its `pg` pool as `master`.
   const pool = 'master' in ds.driver ? ds.driver.master : undefined;
-  if (!(pool instanceof Pool)) return () => undefined;
-  const tapped = new WeakSet<Client>();
+  if (!(pool instanceof DeadlinePool)) return () => undefined;
   const onNotification = (n: Notification): void => {
     if (n.channel === channel) handlers.notification(n.payload ?? '');
   };
-  const onAcquire = (client: Client): void => {
-    if (tapped.has(client)) return;
-    tapped.add(client);
+  return pool.onFirstCheckout(async (client) => {
     client.on('notification', onNotification);
-    client.query(`LISTEN ${channel}`).catch(() => undefined);
-  };
-  pool.on('acquire', onAcquire);
-  return () => pool.off('acquire', onAcquire);
+    await client.query(`LISTEN ${channel}`);
+  });
 }
 
 interface Subscription {

@@ -54,6 +54,11 @@ function startWait(budget: Budget): { boundMs: number; end: () => void } {
 type PoolCallback = (err: Error | undefined, client?: pg.PoolClient, release?: Release) => void;
 type Release = (err?: Error | boolean) => void;
 type QueryCallback = (err: Error | null, result?: unknown) => void;
+interface CheckoutStep {
+  prepare(client: pg.PoolClient): Promise<void>;
+  /** The connections it has run on. */
+  done: WeakSet<pg.PoolClient>;
+}
 
 /** A client that gave up on an answer: its connection may still be busy, so it is never reused. */
 const abandoned = new WeakSet<object>();
@@ -140,6 +145,29 @@ function boundQueries(client: pg.PoolClient): void {
  * an answer is destroyed when released, never handed to the next caller still busy.
  */
 export class DeadlinePool extends Pool {
+  private readonly checkoutSteps = new Set<CheckoutStep>();
+
+  /**
+   * Runs `prepare` once on each connection of this pool, when it is first checked out, and hands
+   * the connection over only after it has finished: the caller's statements never queue behind it
+   * (pg 8 warns about queued statements, pg 9 refuses them). A failure of `prepare` is the step's
+   * to handle; the checkout goes on. Inside a deadline its statements draw on that budget like any
+   * other. Returns the function that removes the step.
+   */
+  onFirstCheckout(prepare: (client: pg.PoolClient) => Promise<void>): () => void {
+    const step: CheckoutStep = { prepare, done: new WeakSet() };
+    this.checkoutSteps.add(step);
+    return () => this.checkoutSteps.delete(step);
+  }
+
+  private async runCheckoutSteps(client: pg.PoolClient): Promise<void> {
+    for (const step of this.checkoutSteps) {
+      if (step.done.has(client)) continue;
+      step.done.add(client);
+      await step.prepare(client).catch(() => undefined);
+    }
+  }
+
   // pg-pool's `connect` is overloaded (callback, or a promise); both forms are kept.
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: PoolCallback): void;
@@ -184,7 +212,7 @@ export class DeadlinePool extends Pool {
         release(abandoned.has(client) ? new Error('abandoned after a timeout') : err);
       };
       Object.assign(client, { release: releaseOnce });
-      return [client, releaseOnce] as const;
+      return this.runCheckoutSteps(client).then(() => [client, releaseOnce] as const);
     });
     if (callback === undefined) return acquired.then(([client]) => client);
     const done = AsyncLocalStorage.bind(callback);

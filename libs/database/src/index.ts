@@ -22,6 +22,7 @@ export { escapeLike, purgeExpiredRows, returnedRow } from './sql-text.js';
 export {
   databaseTimeLeftMs,
   DatabaseDeadlineExceeded,
+  DeadlinePool,
   withDatabaseDeadline,
 } from './database-deadline.js';
 export {
