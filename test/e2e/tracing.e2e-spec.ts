@@ -20,6 +20,7 @@ import {
   modernToolCall,
   post,
   resultJson,
+  type RawResponse,
 } from '../support/raw-mcp.js';
 
 /**
@@ -62,6 +63,41 @@ let ownRedis: TestRedis | undefined;
 
 function traceparent(traceId: string, parentId: string): string {
   return `00-${traceId}-${parentId}-01`;
+}
+
+/** A 2026-07-28 `tools/call` in a new trace of the agent's (`_meta.traceparent`). */
+async function tracedToolCall(
+  tool: string,
+  args: Record<string, unknown>,
+  tag: string,
+  options: { server?: BuiltServer; params?: Record<string, unknown> } = {},
+): Promise<{ traceId: string; res: RawResponse }> {
+  const server = options.server ?? s;
+  const traceId = randomHex(16);
+  const res = await modernToolCall(server.url, server.tokens.owner, CLIENT, tool, args, {
+    requestId: `trace-${RUN}-${tag}`,
+    params: options.params,
+    meta: { traceparent: traceparent(traceId, randomHex(8)) },
+  });
+  return { traceId, res };
+}
+
+/** A REST request of the owner's in a new trace of the client's (`traceparent` header). */
+async function tracedFetch(
+  path: string,
+  init: { method?: string; body?: Json } = {},
+): Promise<{ traceId: string; res: Response }> {
+  const traceId = randomHex(16);
+  const res = await fetch(`${s.url}${path}`, {
+    method: init.method,
+    headers: {
+      authorization: `Bearer ${s.tokens.owner}`,
+      traceparent: traceparent(traceId, randomHex(8)),
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { traceId, res };
 }
 
 function spansOf(spans: ReceivedSpan[], traceId: string): ReceivedSpan[] {
@@ -218,17 +254,10 @@ describe('an MCP tools/call carrying _meta.traceparent', () => {
 
 describe('a tool error', () => {
   it('is error.type=tool_error on the server span', async () => {
-    const traceId = randomHex(16);
-    const res = await modernToolCall(
-      s.url,
-      s.tokens.owner,
-      CLIENT,
+    const { traceId, res } = await tracedToolCall(
       'get_account',
       { id: '00000000-0000-4000-8000-000000000000' },
-      {
-        requestId: `trace-${RUN}-error`,
-        meta: { traceparent: traceparent(traceId, randomHex(8)) },
-      },
+      'error',
     );
     expect(res.body.result.isError).toBe(true);
     const span = mcpSpan(
@@ -273,26 +302,14 @@ describe('a 2025 call over a session', () => {
 
 describe('a REST request', () => {
   it('is an HTTP server span named after its route template', async () => {
-    const traceId = randomHex(16);
-    const created = await fetch(`${s.url}/v1/accounts`, {
+    const { traceId, res: created } = await tracedFetch('/v1/accounts', {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${s.tokens.owner}`,
-        'content-type': 'application/json',
-        traceparent: traceparent(traceId, randomHex(8)),
-      },
-      body: JSON.stringify({ name: `Traced REST ${RUN}` }),
+      body: { name: `Traced REST ${RUN}` },
     });
     expect(created.status).toBe(201);
     const account: Json = await created.json();
     const id: string = account.id;
-    const readTrace = randomHex(16);
-    await fetch(`${s.url}/v1/accounts/${id}`, {
-      headers: {
-        authorization: `Bearer ${s.tokens.owner}`,
-        traceparent: traceparent(readTrace, randomHex(8)),
-      },
-    });
+    const { traceId: readTrace } = await tracedFetch(`/v1/accounts/${id}`);
     const spans = await receiver.waitFor(
       (all) => spansOf(all, readTrace).some((x) => x.kind === SERVER),
       'the REST read',
@@ -307,17 +324,10 @@ describe('a REST request', () => {
 
 describe('one trace id everywhere', () => {
   it('the log line, the history row (linked to the trace viewer) and the audit event of a write carry the call’s trace id', async () => {
-    const traceId = randomHex(16);
-    const res = await modernToolCall(
-      s.url,
-      s.tokens.owner,
-      CLIENT,
+    const { traceId, res } = await tracedToolCall(
       'create_account',
       { name: `Traced ${RUN}` },
-      {
-        requestId: `trace-${RUN}-write`,
-        meta: { traceparent: traceparent(traceId, randomHex(8)) },
-      },
+      'write',
     );
     expect(res.body.result.isError).toBeUndefined();
     // The server's own id for the request (a client's X-Request-Id is only a correlation id).
@@ -374,15 +384,7 @@ describe('a destructive tool’s confirmation', () => {
     const account: Json = await created.json();
     const id: string = account.id;
 
-    const askTrace = randomHex(16);
-    const asked = await modernToolCall(
-      s.url,
-      s.tokens.owner,
-      CLIENT,
-      'delete_account',
-      { id },
-      { requestId: `trace-${RUN}-ask`, meta: { traceparent: traceparent(askTrace, randomHex(8)) } },
-    );
+    const { traceId: askTrace, res: asked } = await tracedToolCall('delete_account', { id }, 'ask');
     const { key, requestState } = askedOf(asked);
     const askSpans = await serverSpanOf(askTrace, 'tools/call delete_account');
     const ask = ledgerStep(askSpans, 'tools/call delete_account', 'mcp.confirmation.ask');
@@ -390,18 +392,11 @@ describe('a destructive tool’s confirmation', () => {
       true,
     );
 
-    const redeemTrace = randomHex(16);
-    const redeemed = await modernToolCall(
-      s.url,
-      s.tokens.owner,
-      CLIENT,
+    const { traceId: redeemTrace, res: redeemed } = await tracedToolCall(
       'delete_account',
       { id },
-      {
-        requestId: `trace-${RUN}-redeem`,
-        params: { requestState, inputResponses: answer(key, 'accept') },
-        meta: { traceparent: traceparent(redeemTrace, randomHex(8)) },
-      },
+      'redeem',
+      { params: { requestState, inputResponses: answer(key, 'accept') } },
     );
     expect(redeemed.body.result.isError).toBeUndefined();
     const redeemSpans = await serverSpanOf(redeemTrace, 'tools/call delete_account');
@@ -424,13 +419,7 @@ describe('a destructive tool’s confirmation', () => {
 
 describe('Redis commands', skipWhen(REDIS_MISSING), () => {
   it('are CLIENT spans of the request that made them, named by the command, without keys or values', async () => {
-    const traceId = randomHex(16);
-    const res = await fetch(`${s.url}/v1/me`, {
-      headers: {
-        authorization: `Bearer ${s.tokens.owner}`,
-        traceparent: traceparent(traceId, randomHex(8)),
-      },
-    });
+    const { traceId, res } = await tracedFetch('/v1/me');
     expect(res.status).toBe(200);
     const spans = await receiver.waitFor(
       (all) =>
@@ -453,13 +442,7 @@ describe('Redis commands', skipWhen(REDIS_MISSING), () => {
 
 describe('the access log line', () => {
   it('of a traced request carries its trace id', async () => {
-    const traceId = randomHex(16);
-    const res = await fetch(`${s.url}/v1/me`, {
-      headers: {
-        authorization: `Bearer ${s.tokens.owner}`,
-        traceparent: traceparent(traceId, randomHex(8)),
-      },
-    });
+    const { traceId, res } = await tracedFetch('/v1/me');
     expect(res.status).toBe(200);
     const requestId = res.headers.get('x-request-id');
     await receiver.waitFor(
@@ -475,18 +458,7 @@ describe('the access log line', () => {
 
 describe('/metrics', () => {
   it('in OpenMetrics, when asked, names a call’s trace as the exemplar of its duration bucket; Prometheus text by default', async () => {
-    const traceId = randomHex(16);
-    const res = await modernToolCall(
-      s.url,
-      s.tokens.owner,
-      CLIENT,
-      'list_portal_users',
-      { limit: 1 },
-      {
-        requestId: `trace-${RUN}-exemplar`,
-        meta: { traceparent: traceparent(traceId, randomHex(8)) },
-      },
-    );
+    const { traceId, res } = await tracedToolCall('list_portal_users', { limit: 1 }, 'exemplar');
     expect(res.status).toBe(200);
     const open = await fetch(`${s.url}/metrics`, {
       headers: {
@@ -525,17 +497,11 @@ describe('arguments and results on spans', () => {
   it('appear only on a server that opted in (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)', async () => {
     const marker = `content-${RUN}`;
     const call = async (server: BuiltServer): Promise<ReceivedSpan> => {
-      const traceId = randomHex(16);
-      const res = await modernToolCall(
-        server.url,
-        server.tokens.owner,
-        CLIENT,
+      const { traceId, res } = await tracedToolCall(
         'list_accounts',
         { q: marker, limit: 1 },
-        {
-          requestId: `trace-${RUN}-content`,
-          meta: { traceparent: traceparent(traceId, randomHex(8)) },
-        },
+        'content',
+        { server },
       );
       expect(res.status).toBe(200);
       return mcpSpan(

@@ -51,20 +51,20 @@ const BOUND = `organization_id = $2 AND token_id = $3 AND user_id = $4 AND tool 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A request to record; it expires `expirySeconds` after the database's `now()`. */
-export interface NewApproval {
-  binding: ApprovalBinding;
-  requesterName: string;
-  requesterEmail: string;
-  arguments: Record<string, unknown>;
-  targetType: string;
-  targetId: string;
-  message: string;
-  clientName: string | null;
-  protocolVersion: string;
-  requestId: string;
-  policyVersion: number;
-  expirySeconds: number;
-}
+export type NewApproval = { binding: ApprovalBinding } & Pick<
+  Approval,
+  | 'requesterName'
+  | 'requesterEmail'
+  | 'arguments'
+  | 'targetType'
+  | 'targetId'
+  | 'message'
+  | 'clientName'
+  | 'protocolVersion'
+  | 'requestId'
+  | 'policyVersion'
+  | 'expirySeconds'
+>;
 
 /** Which of an organisation's requests to list, newest first. */
 export interface ApprovalFilter {
