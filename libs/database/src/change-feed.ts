@@ -75,9 +75,10 @@ const listeners = new WeakMap<DataSource, PgChannelListener>();
  * trigger-notified write) reaches `notification` before its writer can answer, not only when the
  * feed's own connection hears it some milliseconds later; PRODUCT §5 wants it "at once" on the
  * replica that made it. Notifications of other processes arrive here too: handlers must be
- * idempotent. A failed LISTEN is ignored: the feed's connection still delivers, later. A pool that
- * is not a {@link DeadlinePool} (the app's always is) is not tapped. Returns the function that
- * stops tapping new connections.
+ * idempotent. A LISTEN that fails (a broken connection, the request's deadline spent) fails that
+ * checkout and the connection is destroyed, as the caller's own statement would have failed on it.
+ * A pool that is not a {@link DeadlinePool} (the app's always is) is not tapped. Returns the
+ * function that stops tapping new connections.
  */
 function tapOwnCommits(ds: DataSource, channel: string, handlers: ChangeFeedHandlers): () => void {
   // The Postgres driver keeps its `pg` pool as `master`.

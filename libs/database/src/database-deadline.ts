@@ -150,9 +150,9 @@ export class DeadlinePool extends Pool {
   /**
    * Runs `prepare` once on each connection of this pool, when it is first checked out, and hands
    * the connection over only after it has finished: the caller's statements never queue behind it
-   * (pg 8 warns about queued statements, pg 9 refuses them). A failure of `prepare` is the step's
-   * to handle; the checkout goes on. Inside a deadline its statements draw on that budget like any
-   * other. Returns the function that removes the step.
+   * (pg 8 warns about queued statements, pg 9 refuses them). If `prepare` fails, that checkout
+   * fails and the connection is destroyed (see {@link runCheckoutSteps}). Inside a deadline its
+   * statements draw on that budget like any other. Returns the function that removes the step.
    */
   onFirstCheckout(prepare: (client: pg.PoolClient) => Promise<void>): () => void {
     const step: CheckoutStep = { prepare, done: new WeakSet() };
@@ -160,12 +160,39 @@ export class DeadlinePool extends Pool {
     return () => this.checkoutSteps.delete(step);
   }
 
-  private async runCheckoutSteps(client: pg.PoolClient): Promise<void> {
+  /**
+   * The steps this connection has not run yet. While they run the connection is checked out and
+   * nobody else listens for its `error` event (the pool stops at checkout, the caller starts once
+   * it has it), so a connection that breaks meanwhile would be an uncaught exception. A step that
+   * fails, or a connection that breaks, fails this checkout like a failed connect: the connection
+   * is destroyed (keeping a listener, so a late `error` of the dead connection goes nowhere) and
+   * the caller gets the error, which {@link isDatabaseUnavailable} recognises when the database is
+   * the cause.
+   */
+  private async runCheckoutSteps(client: pg.PoolClient, release: Release): Promise<void> {
+    let broken: unknown;
+    const onError = (err: Error): void => {
+      broken ??= err;
+    };
+    client.on('error', onError);
     for (const step of this.checkoutSteps) {
+      if (broken !== undefined) break;
       if (step.done.has(client)) continue;
       step.done.add(client);
-      await step.prepare(client).catch(() => undefined);
+      try {
+        await step.prepare(client);
+      } catch (err) {
+        broken ??= err;
+      }
     }
+    if (broken === undefined) {
+      client.off('error', onError);
+      return;
+    }
+    const failure =
+      broken instanceof Error ? broken : new Error('A pool connection could not be prepared');
+    release(failure);
+    throw failure;
   }
 
   // pg-pool's `connect` is overloaded (callback, or a promise); both forms are kept.
@@ -212,7 +239,7 @@ export class DeadlinePool extends Pool {
         release(abandoned.has(client) ? new Error('abandoned after a timeout') : err);
       };
       Object.assign(client, { release: releaseOnce });
-      return this.runCheckoutSteps(client).then(() => [client, releaseOnce] as const);
+      return this.runCheckoutSteps(client, releaseOnce).then(() => [client, releaseOnce] as const);
     });
     if (callback === undefined) return acquired.then(([client]) => client);
     const done = AsyncLocalStorage.bind(callback);
