@@ -21,6 +21,7 @@ import { HistoryPartitionsModule } from '@app/history-partitions';
 import { McpHistoryModule } from '@app/mcp-history';
 import { ApprovalsModule } from '@app/approvals';
 import { ConfirmationPoliciesModule } from '@app/confirmation-policies';
+import { ConfirmationPageModule } from '@app/confirmation-page';
 import { McpServerModule, mcpTransportErrorBody, wwwAuthenticateChallenge } from '@app/mcp-server';
 import { PortalUsersModule } from '@app/portal-users';
 import { AccountsModule } from '@app/accounts';
@@ -138,6 +139,7 @@ export class AppModule {
         // Testing only (the conformance fixtures, loaded by startServer under their flag).
         ...testingModules,
         OAuthServerModule,
+        ConfirmationPageModule,
         AdminConsoleModule,
       ],
       providers: [

@@ -24,6 +24,9 @@ export const AUDIT_ACTIONS = [
   'approval.denied',
   'approval.expired',
   'approval.executed',
+  'confirmation.confirmed',
+  'confirmation.declined',
+  'confirmation.refused',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -36,6 +39,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'person',
   'confirmation_policy',
   'approval',
+  'confirmation',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 

@@ -17,6 +17,35 @@ export interface ConfirmationElicitationRequest {
   };
 }
 
+/**
+ * A URL-mode `elicitation/create` request as it goes inside a 2026-07-28 `inputRequests` entry:
+ * the person opens `url` (this server's page) and decides there. No `elicitationId` on this
+ * revision: the `requestState` names the question.
+ */
+export interface UrlElicitationRequest {
+  method: 'elicitation/create';
+  params: { mode: 'url'; message: string; url: string };
+}
+
+export function urlElicitationRequest(message: string, url: string): UrlElicitationRequest {
+  return { method: 'elicitation/create', params: { mode: 'url', message, url } };
+}
+
+/**
+ * The client's answer to a URL-mode request under `key`: `decline` for `decline` or `cancel` (the
+ * person would not open the page), else `open` (an accept only says the page was opened; what
+ * the person decided there is in the ledger).
+ */
+export function parseUrlAnswer(
+  inputResponses: unknown,
+  key: string = CONFIRMATION_INPUT_KEY,
+): 'decline' | 'open' {
+  if (!isRecord(inputResponses) || !Object.hasOwn(inputResponses, key)) return 'open';
+  const response = inputResponses[key];
+  if (!isRecord(response)) return 'open';
+  return response.action === 'decline' || response.action === 'cancel' ? 'decline' : 'open';
+}
+
 /** The person's answer: `missing` means ask again (no answer, or not a clear yes or no). */
 export type ConfirmationAnswer = 'accept' | 'decline' | 'missing';
 

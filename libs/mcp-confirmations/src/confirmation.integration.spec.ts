@@ -359,6 +359,8 @@ describe('confirmation ledger and service on a real database', () => {
       clientName: null,
       requestId: 'req-x',
       ttlSeconds: 60,
+      mode: 'form',
+      policyVersion: 0,
     });
     const wrong = {
       ...principal,

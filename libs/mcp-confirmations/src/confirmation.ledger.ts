@@ -20,6 +20,8 @@ export type NewConfirmation = Pick<
   | 'protocolVersion'
   | 'clientName'
   | 'requestId'
+  | 'mode'
+  | 'policyVersion'
 > & { ttlSeconds: number };
 
 /** What a confirmation is bound to. A transition applies only to a row bound to exactly this. */
@@ -65,6 +67,15 @@ export interface ListedConfirmation {
 /** The row must still be bound to what the caller presents ($2…$6). */
 const BOUND = `organization_id = $2 AND token_id = $3 AND user_id = $4 AND tool = $5 AND arguments_digest = $6`;
 
+/** The same binding as {@link BOUND}, at $1…$5 (statements that name no row id). */
+const BOUND_FROM_1 = `organization_id = $1 AND token_id = $2 AND user_id = $3 AND tool = $4 AND arguments_digest = $5`;
+
+/** What a `verified` transition that did not win found: the row now (null: none). */
+export interface VerifiedLookup {
+  won: false;
+  found: (McpConfirmation & { lapsed: boolean }) | null;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -79,8 +90,8 @@ export class ConfirmationLedger {
   async create(input: NewConfirmation): Promise<McpConfirmation> {
     const result = await this.run(
       `INSERT INTO mcp_confirmations (organization_id, token_id, user_id, tool, arguments_digest, target_type,
-              target_id, message, protocol_version, client_name, request_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + $12::int * interval '1 second')
+              target_id, message, protocol_version, client_name, request_id, expires_at, mode, policy_version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + $12::int * interval '1 second', $13, $14)
        RETURNING ${CONFIRMATION_COLUMNS}`,
       [
         input.organizationId,
@@ -95,6 +106,8 @@ export class ConfirmationLedger {
         input.clientName,
         input.requestId,
         input.ttlSeconds,
+        input.mode,
+        input.policyVersion,
       ],
     );
     const row = result.records[0];
@@ -102,7 +115,10 @@ export class ConfirmationLedger {
     return toConfirmation(row);
   }
 
-  /** pending → consumed, if still pending, unexpired and bound to `binding`. */
+  /**
+   * pending → consumed, if still pending, unexpired and bound to `binding`. Form rows only: a
+   * `verified` row is confirmed on the page, never by the client's own answer.
+   */
   consume(id: string, binding: ConfirmationBinding): Promise<LedgerTransition> {
     return this.decide(id, binding, 'consumed');
   }
@@ -171,6 +187,149 @@ export class ConfirmationLedger {
     }));
   }
 
+  // -------------------------------------------------------------------------------------------
+  // `verified` (ADR 0012): the page records the person's decision, the retry consumes it.
+
+  /**
+   * A `verified` row for the page, whoever asks (the page itself decides who may see what), with
+   * whether it has lapsed by the database's clock; null when there is no such row.
+   */
+  async findVerified(id: string): Promise<(McpConfirmation & { lapsed: boolean }) | null> {
+    if (!UUID.test(id)) return null;
+    const result = await this.run<SettleRow>(
+      `SELECT ${CONFIRMATION_COLUMNS}, expires_at <= now() AS lapsed
+         FROM mcp_confirmations WHERE id = $1 AND mode = 'verified'`,
+      [id],
+    );
+    const row = result.records[0];
+    return row === undefined ? null : { ...toConfirmation(row), lapsed: row.lapsed };
+  }
+
+  /**
+   * The person's decision on the page: `confirm` marks the row verified (it stays pending until
+   * the retry uses it), `decline` closes it. Only for the row's own person, while it is pending,
+   * not yet decided on the page, unexpired and of `policyVersion`; one conditional UPDATE, so
+   * of two concurrent decisions one wins. `tx`: the caller's transaction (the audit event's).
+   * The changed row, or undefined when nothing changed (the caller reads the row to say why).
+   */
+  async decideOnPage(
+    id: string,
+    userId: string,
+    policyVersion: number,
+    decision: 'confirm' | 'decline',
+    tx: EntityManager,
+  ): Promise<McpConfirmation | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const set =
+      decision === 'confirm' ? `verified_at = now()` : `status = 'declined', decided_at = now()`;
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET ${set}
+        WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND verified_at IS NULL
+          AND expires_at > now() AND user_id = $2 AND policy_version = $3
+        RETURNING ${CONFIRMATION_COLUMNS}`,
+      [id, userId, policyVersion],
+      tx,
+    );
+    const row = result.records[0];
+    return result.affected === 1 && row !== undefined ? toConfirmation(row) : undefined;
+  }
+
+  /**
+   * The retry uses what the page recorded: pending and verified → consumed, if unexpired, bound
+   * to `binding` and of `policyVersion`. The one caller whose UPDATE changed the row runs the
+   * tool; otherwise the row as it is now (or `missing`) says why.
+   */
+  async consumeVerified(
+    id: string,
+    binding: ConfirmationBinding,
+    policyVersion: number,
+  ): Promise<{ won: true; confirmation: McpConfirmation } | VerifiedLookup> {
+    if (!UUID.test(id)) return { won: false, found: null };
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
+        WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL
+          AND expires_at > now() AND policy_version = $7 AND ${BOUND}
+        RETURNING ${CONFIRMATION_COLUMNS}`,
+      [id, ...bindingParams(binding), policyVersion],
+    );
+    const won = result.records[0];
+    if (result.affected === 1 && won !== undefined)
+      return { won: true, confirmation: toConfirmation(won) };
+    return { won: false, found: await this.findVerified(id) };
+  }
+
+  /** The client declined (or cancelled) a `verified` question: pending → declined. */
+  async declineVerified(id: string, binding: ConfirmationBinding): Promise<boolean> {
+    if (!UUID.test(id)) return false;
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET status = 'declined', decided_at = now()
+        WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND expires_at > now() AND ${BOUND}
+        RETURNING id`,
+      [id, ...bindingParams(binding)],
+    );
+    return result.affected === 1;
+  }
+
+  /**
+   * A 2025-11-25 retry carries no state: it is the same call, so its binding finds the row. The
+   * oldest verified, unexpired row of the binding under `policyVersion` is consumed (one winner
+   * among concurrent retries: the loser's UPDATE re-checks `status` and changes nothing).
+   */
+  async consumeVerifiedByBinding(
+    binding: ConfirmationBinding,
+    policyVersion: number,
+  ): Promise<McpConfirmation | undefined> {
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
+        WHERE id = (SELECT id FROM mcp_confirmations
+                     WHERE mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL
+                       AND expires_at > now() AND policy_version = $6 AND ${BOUND_FROM_1}
+                     ORDER BY verified_at LIMIT 1)
+          AND mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL AND expires_at > now()
+        RETURNING ${CONFIRMATION_COLUMNS}`,
+      [...bindingParams(binding), policyVersion],
+    );
+    const row = result.records[0];
+    return result.affected === 1 && row !== undefined ? toConfirmation(row) : undefined;
+  }
+
+  /**
+   * A decline on the page that the 2025-11-25 retry has not been told yet (told once: the one
+   * UPDATE that sets `reported_at` tells it; the next call asks again).
+   */
+  async reportDeclinedByBinding(
+    binding: ConfirmationBinding,
+  ): Promise<McpConfirmation | undefined> {
+    const result = await this.run(
+      `UPDATE mcp_confirmations SET reported_at = now()
+        WHERE id = (SELECT id FROM mcp_confirmations
+                     WHERE mode = 'verified' AND status = 'declined' AND reported_at IS NULL
+                       AND expires_at > now() AND ${BOUND_FROM_1}
+                     ORDER BY created_at DESC LIMIT 1)
+          AND reported_at IS NULL
+        RETURNING ${CONFIRMATION_COLUMNS}`,
+      bindingParams(binding),
+    );
+    const row = result.records[0];
+    return result.affected === 1 && row !== undefined ? toConfirmation(row) : undefined;
+  }
+
+  /** The newest open question of the binding under `policyVersion` (to ask it again, same URL). */
+  async openVerifiedByBinding(
+    binding: ConfirmationBinding,
+    policyVersion: number,
+  ): Promise<McpConfirmation | undefined> {
+    const result = await this.run(
+      `SELECT ${CONFIRMATION_COLUMNS} FROM mcp_confirmations
+        WHERE mode = 'verified' AND status = 'pending' AND verified_at IS NULL
+          AND expires_at > now() AND policy_version = $6 AND ${BOUND_FROM_1}
+        ORDER BY created_at DESC LIMIT 1`,
+      [...bindingParams(binding), policyVersion],
+    );
+    const row = result.records[0];
+    return row === undefined ? undefined : toConfirmation(row);
+  }
+
   private async decide(
     id: string,
     binding: ConfirmationBinding,
@@ -180,6 +339,7 @@ export class ConfirmationLedger {
     const result = await this.run(
       `UPDATE mcp_confirmations SET status = $7, decided_at = now()
         WHERE id = $1 AND status = 'pending' AND expires_at > now() AND ${BOUND}
+          AND (mode = 'form' OR $7 = 'declined')
         RETURNING ${CONFIRMATION_COLUMNS}`,
       [id, ...bindingParams(binding), to],
     );

@@ -1,4 +1,8 @@
-import { McpConfirmation, type ConfirmationStatus } from './mcp-confirmation.js';
+import {
+  McpConfirmation,
+  type ConfirmationMode,
+  type ConfirmationStatus,
+} from './mcp-confirmation.js';
 
 /** A `mcp_confirmations` row as `pg` returns it. */
 export interface ConfirmationRow {
@@ -19,12 +23,15 @@ export interface ConfirmationRow {
   decided_at: Date | null;
   tool_call_id: string | null;
   request_id: string;
+  mode: ConfirmationMode;
+  policy_version: number;
+  verified_at: Date | null;
 }
 
 /** Every column of {@link ConfirmationRow}, in one SELECT list. */
 export const CONFIRMATION_COLUMNS = `id, organization_id, token_id, user_id, tool, arguments_digest,
   target_type, target_id, message, status, protocol_version, client_name, created_at, expires_at,
-  decided_at, tool_call_id, request_id`;
+  decided_at, tool_call_id, request_id, mode, policy_version, verified_at`;
 
 export function toConfirmation(row: ConfirmationRow): McpConfirmation {
   return {
@@ -45,5 +52,8 @@ export function toConfirmation(row: ConfirmationRow): McpConfirmation {
     decidedAt: row.decided_at,
     toolCallId: row.tool_call_id,
     requestId: row.request_id,
+    mode: row.mode,
+    policyVersion: row.policy_version,
+    verifiedAt: row.verified_at,
   };
 }

@@ -30,6 +30,9 @@ function row(over: Partial<McpConfirmation> = {}): McpConfirmation {
     decidedAt: null,
     toolCallId: null,
     requestId: 'req-1',
+    mode: 'form',
+    policyVersion: 0,
+    verifiedAt: null,
     ...over,
   };
 }

@@ -88,7 +88,7 @@ export type RedemptionOutcome = Exclude<RedeemOutcome, { kind: 'pending' }>;
 /** What `inspect` can answer: it never consumes or declines. */
 export type InspectOutcome = Exclude<RedeemOutcome, { kind: 'consumed' | 'declined' }>;
 
-type Checked =
+export type Checked =
   | { tampered: Extract<RedeemOutcome, { kind: 'tampered' | 'superseded' }> }
   | {
       tampered?: undefined;
@@ -129,6 +129,8 @@ export class ConfirmationService {
         clientName: input.clientName ?? null,
         requestId: input.requestId,
         ttlSeconds: input.policy.expirySeconds,
+        mode: 'form',
+        policyVersion: input.policy.version,
       }),
     );
     const requestState = this.codec.sign({
@@ -230,25 +232,7 @@ export class ConfirmationService {
 
   /** MAC, then binding; no I/O. */
   private check(requestState: unknown, binding: RedeemBinding): Checked {
-    const verdict = this.codec.verify(requestState);
-    if (!verdict.ok) return { tampered: { kind: 'tampered', reason: verdict.reason } };
-    const claims = verdict.claims;
-    const mismatch = bindingMismatch(claims, binding);
-    if (mismatch !== undefined) return { tampered: { kind: 'tampered', reason: mismatch } };
-    if (claims.policyVersion !== binding.policyVersion) {
-      return { tampered: { kind: 'superseded', confirmationId: claims.confirmationId } };
-    }
-    return {
-      confirmationId: claims.confirmationId,
-      bound: {
-        organizationId: claims.organizationId,
-        tokenId: claims.tokenId,
-        userId: claims.userId,
-        tool: claims.tool,
-        argumentsDigest: claims.argumentsDigest,
-      },
-      expiresAtUnix: claims.expiresAtUnix,
-    };
+    return checkRequestState(this.codec, requestState, binding);
   }
 
   private lapsed(expiresAtUnix: number): boolean {
@@ -274,6 +258,37 @@ export class ConfirmationService {
       throw new ConfirmationUnavailableError(err);
     }
   }
+}
+
+/**
+ * A presented `requestState` against the authenticated call: MAC, then binding, then the policy
+ * version in force (no I/O). Shared by the form and the `verified` flows, so both refuse exactly
+ * the same states.
+ */
+export function checkRequestState(
+  codec: RequestStateCodec,
+  requestState: unknown,
+  binding: RedeemBinding,
+): Checked {
+  const verdict = codec.verify(requestState);
+  if (!verdict.ok) return { tampered: { kind: 'tampered', reason: verdict.reason } };
+  const claims = verdict.claims;
+  const mismatch = bindingMismatch(claims, binding);
+  if (mismatch !== undefined) return { tampered: { kind: 'tampered', reason: mismatch } };
+  if (claims.policyVersion !== binding.policyVersion) {
+    return { tampered: { kind: 'superseded', confirmationId: claims.confirmationId } };
+  }
+  return {
+    confirmationId: claims.confirmationId,
+    bound: {
+      organizationId: claims.organizationId,
+      tokenId: claims.tokenId,
+      userId: claims.userId,
+      tool: claims.tool,
+      argumentsDigest: claims.argumentsDigest,
+    },
+    expiresAtUnix: claims.expiresAtUnix,
+  };
 }
 
 function bindingMismatch(

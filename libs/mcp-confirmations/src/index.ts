@@ -26,6 +26,17 @@ export {
 } from './request-state.codec.js';
 export { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 export {
+  VERIFIED_CONFIRMATION_PATH,
+  VerifiedConfirmationService,
+  type OpenQuestion,
+  type PageConfirmation,
+  type VerifiedAskResult,
+  type VerifiedCallOutcome,
+  type VerifiedRedeemOutcome,
+} from './verified-confirmation.service.js';
+export {
+  CONFIRMATION_KINDS,
+  type ConfirmationMode,
   CONFIRMATION_STATUSES,
   type McpConfirmation,
   type ConfirmationStatus,
@@ -34,6 +45,9 @@ export {
   CONFIRMATION_INPUT_KEY,
   elicitationRequest,
   parseAnswer,
+  parseUrlAnswer,
+  urlElicitationRequest,
+  type UrlElicitationRequest,
   type ConfirmationAnswer,
   type ConfirmationElicitationRequest,
 } from './confirmation-elicitation.util.js';

@@ -2,6 +2,13 @@ export const CONFIRMATION_STATUSES = ['pending', 'consumed', 'declined', 'expire
 export type ConfirmationStatus = (typeof CONFIRMATION_STATUSES)[number];
 
 /**
+ * Who can confirm: `form`, the client's own form (its answer comes with the retry); `verified`,
+ * only the person who authorized the client, signed in on this server's page (ADR 0012).
+ */
+export const CONFIRMATION_KINDS = ['form', 'verified'] as const;
+export type ConfirmationMode = (typeof CONFIRMATION_KINDS)[number];
+
+/**
  * One confirmation asked of a person before a destructive MCP tool runs (an `mcp_confirmations`
  * row, mapped by `toConfirmation`). Rows change state only through {@link ConfirmationLedger}'s
  * conditional UPDATEs.
@@ -34,4 +41,16 @@ export interface McpConfirmation {
 
   /** The id of the request that asked. */
   requestId: string;
+
+  /** Where the person answers: the client's form, or this server's page. */
+  mode: ConfirmationMode;
+
+  /** The version of the tool's confirmation policy the question was asked under. */
+  policyVersion: number;
+
+  /**
+   * `verified` only: when the person confirmed on the page. The row stays `pending` until the
+   * client's retry consumes it (then `decidedAt` says when it was used).
+   */
+  verifiedAt: Date | null;
 }

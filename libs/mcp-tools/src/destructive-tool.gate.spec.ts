@@ -10,6 +10,9 @@ import {
   type AskInput,
   type ConfirmationService,
   type RedeemOutcome,
+  type VerifiedCallOutcome,
+  type VerifiedConfirmationService,
+  type VerifiedRedeemOutcome,
 } from '@app/mcp-confirmations';
 import type { MetricsService } from '@app/metrics';
 import { McpError, type McpRequestContext } from '@app/mcp-transport';
@@ -38,8 +41,13 @@ const caller: CallerContext = {
 function ctx(
   era: 'legacy' | 'modern' = 'modern',
   clientCapabilities: Record<string, unknown> = { elicitation: {} },
+  protocolVersion?: string,
 ): McpRequestContext {
-  return testRequestContext({ era, clientCapabilities });
+  return testRequestContext({
+    era,
+    clientCapabilities,
+    ...(protocolVersion === undefined ? {} : { protocolVersion }),
+  });
 }
 
 const RECORD = { id: USER_ID, name: 'Pat\u0007 Doe', email: 'pat@acme.test' };
@@ -52,6 +60,8 @@ function setup(
     ask?: Error;
     policy?: Partial<ConfirmationPolicy> | Error;
     approval?: ApprovalOutcome | Error;
+    verifiedRedeem?: VerifiedRedeemOutcome;
+    verifiedCall?: VerifiedCallOutcome;
   } = {},
 ) {
   const policyFor = vi.fn<ConfirmationPolicyReader['policyFor']>((_org, name) =>
@@ -110,16 +120,46 @@ function setup(
     if (a === undefined) throw new Error('no approval answer set');
     return a instanceof Error ? Promise.reject(a) : Promise.resolve(a);
   });
+  const verifiedAsked: AskInput[] = [];
+  const verified = {
+    ask: vi.fn<VerifiedConfirmationService['ask']>((input: AskInput) => {
+      verifiedAsked.push(input);
+      return Promise.resolve({
+        confirmationId: 'conf-page',
+        requestState: 'state-page',
+        expiresAt: new Date(),
+        url: 'https://mcp.example/confirm/conf-page',
+      });
+    }),
+    redeem: vi.fn<VerifiedConfirmationService['redeem']>(() => {
+      if (opts.verifiedRedeem === undefined) throw new Error('no verified redeem answer set');
+      return Promise.resolve(opts.verifiedRedeem);
+    }),
+    forCall: vi.fn<VerifiedConfirmationService['forCall']>(() =>
+      Promise.resolve(opts.verifiedCall ?? { kind: 'none' }),
+    ),
+  };
   const gate = new DestructiveToolGate(
     { ask, redeem, inspect } as unknown as ConfirmationService,
     { forCall } as unknown as ApprovalRequests,
     { policyFor } as unknown as ConfirmationPolicyReader,
     { dispatch } as unknown as RestDispatcher,
     { recordConfirmation } as unknown as MetricsService,
+    verified as unknown as VerifiedConfirmationService,
   );
   const check = (params: Record<string, unknown>, c = ctx()): Promise<GateDecision> =>
     gate.check(tool, spec, args, params, c, caller);
-  return { check, asked, lookups, recorded, redeem, inspect, approvalCalls };
+  return {
+    check,
+    asked,
+    lookups,
+    recorded,
+    redeem,
+    inspect,
+    approvalCalls,
+    verified,
+    verifiedAsked,
+  };
 }
 
 describe('DestructiveToolGate', () => {
@@ -311,6 +351,140 @@ describe('DestructiveToolGate', () => {
       expect(s.inspect).not.toHaveBeenCalled();
     },
   );
+
+  describe('verified (the person confirms on this server’s page)', () => {
+    const URL_CLIENT = { elicitation: { url: {} } };
+    const PAGE = 'https://mcp.example/confirm/conf-page';
+
+    it('2026-07-28 with elicitation.url: a URL-mode input_required (no elicitationId), nothing runs', async () => {
+      const s = setup({ policy: { mode: 'verified', version: 3, expirySeconds: 120 } });
+      const decision = await s.check({}, ctx('modern', URL_CLIENT));
+      expect(decision).toEqual({
+        kind: 'input_required',
+        confirmationId: 'conf-page',
+        requestState: 'state-page',
+        inputRequests: {
+          confirm: {
+            method: 'elicitation/create',
+            params: {
+              mode: 'url',
+              message: expect.stringContaining('Pat Doe') as unknown,
+              url: PAGE,
+            },
+          },
+        },
+      });
+      expect(s.verifiedAsked).toHaveLength(1);
+      expect(s.verifiedAsked[0]?.policy).toEqual({ version: 3, expirySeconds: 120 });
+      expect(s.asked).toHaveLength(0);
+      expect(s.recorded).toEqual(['asked']);
+    });
+
+    it('the retry: consumed → proceed; pending → the same page and state again; declined/replayed refuse', async () => {
+      const consumed = setup({
+        policy: { mode: 'verified' },
+        verifiedRedeem: { kind: 'consumed', confirmationId: 'c1' },
+      });
+      const retry = {
+        requestState: 'state-page',
+        inputResponses: { confirm: { action: 'accept' } },
+      };
+      expect(await consumed.check(retry, ctx('modern', URL_CLIENT))).toEqual({
+        kind: 'proceed',
+        confirmationId: 'c1',
+      });
+      expect(consumed.verified.redeem).toHaveBeenCalledWith(
+        'state-page',
+        expect.objectContaining({ tool: 'delete_portal_user', policyVersion: 0 }),
+        false,
+      );
+
+      const pending = setup({
+        policy: { mode: 'verified' },
+        verifiedRedeem: { kind: 'pending', confirmationId: 'c2', message: 'Delete?', url: PAGE },
+      });
+      expect(await pending.check(retry, ctx('modern', URL_CLIENT))).toMatchObject({
+        kind: 'input_required',
+        confirmationId: 'c2',
+        requestState: 'state-page',
+        inputRequests: { confirm: { params: { mode: 'url', url: PAGE } } },
+      });
+      expect(pending.verifiedAsked).toHaveLength(0);
+
+      for (const [outcome, code] of [
+        ['declined', 'USER_DECLINED'],
+        ['replayed', 'confirmation_replayed'],
+      ] as const) {
+        const s = setup({
+          policy: { mode: 'verified' },
+          verifiedRedeem: { kind: outcome, confirmationId: 'c3' },
+        });
+        expect(await s.check(retry, ctx('modern', URL_CLIENT))).toMatchObject({
+          kind: 'refused',
+          envelope: { error: { code } },
+        });
+      }
+    });
+
+    it('the client’s decline is passed on; a tampered state is a JSON-RPC -32602', async () => {
+      const s = setup({
+        policy: { mode: 'verified' },
+        verifiedRedeem: { kind: 'tampered', reason: 'bad_mac' },
+      });
+      const call = s.check(
+        { requestState: 'x', inputResponses: { confirm: { action: 'cancel' } } },
+        ctx('modern', URL_CLIENT),
+      );
+      await expect(call).rejects.toBeInstanceOf(McpError);
+      expect(s.verified.redeem).toHaveBeenCalledWith('x', expect.anything(), true);
+    });
+
+    it('2025-11-25 with elicitation.url: URLElicitationRequiredError (-32042) naming the page; a confirmed call proceeds', async () => {
+      const s = setup({ policy: { mode: 'verified' } });
+      const decision = await s.check({}, ctx('legacy', URL_CLIENT, '2025-11-25'));
+      expect(decision.kind).toBe('rpc_error');
+      const error = decision.kind === 'rpc_error' ? decision.error : undefined;
+      expect(error?.code).toBe(-32042);
+      expect(error?.data).toEqual({
+        elicitations: [
+          {
+            mode: 'url',
+            elicitationId: 'conf-page',
+            url: PAGE,
+            message: expect.stringContaining('Pat Doe') as unknown,
+          },
+        ],
+      });
+      const done = setup({
+        policy: { mode: 'verified' },
+        verifiedCall: { kind: 'consumed', confirmationId: 'c9' },
+      });
+      expect(await done.check({}, ctx('legacy', URL_CLIENT, '2025-11-25'))).toEqual({
+        kind: 'proceed',
+        confirmationId: 'c9',
+      });
+      expect(done.verifiedAsked).toHaveLength(0);
+    });
+
+    it('clients that cannot open a URL for the person get confirmation_required naming the mode', async () => {
+      for (const c of [
+        ctx('modern', { elicitation: { form: {} } }),
+        ctx('legacy', URL_CLIENT, '2025-06-18'),
+        ctx('legacy', {}, '2025-11-25'),
+      ]) {
+        const s = setup({ policy: { mode: 'verified' } });
+        const decision = await s.check({}, c);
+        expect(decision).toMatchObject({
+          kind: 'refused',
+          envelope: { error: { code: 'confirmation_required' } },
+        });
+        const message = decision.kind === 'refused' ? decision.envelope.error.message : '';
+        expect(message).toContain('mode "verified"');
+        expect(message).toContain('An organisation admin can change the policy');
+        expect(s.verifiedAsked).toHaveLength(0);
+      }
+    });
+  });
 
   it('policies that cannot be read refuse the call (confirmation_unavailable); nothing runs', async () => {
     const logged = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

@@ -15,10 +15,20 @@ import {
   ConfirmationUnavailableError,
   elicitationRequest,
   parseAnswer,
+  parseUrlAnswer,
+  urlElicitationRequest,
+  VerifiedConfirmationService,
+  type OpenQuestion,
   type RedeemOutcome,
+  type VerifiedRedeemOutcome,
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
-import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
+import {
+  INVALID_PARAMS,
+  McpError,
+  URL_ELICITATION_REQUIRED,
+  type McpRequestContext,
+} from '@app/mcp-transport';
 import { inSpanAsync } from '@app/tracing';
 import { envelopeOf } from './mcp-refusals.js';
 import { RestDispatcher } from './rest-dispatcher.js';
@@ -38,7 +48,9 @@ export type GateDecision =
       inputRequests: Record<string, unknown>;
       requestState: string;
     }
-  | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope };
+  | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope }
+  /** A JSON-RPC error instead of a result (2025-11-25 `URLElicitationRequiredError`). */
+  | { kind: 'rpc_error'; confirmationId: string; error: McpError };
 
 /** Form elicitation is declared as `elicitation: {}` (form implied) or `elicitation: { form: {} }`. */
 export function declaresFormElicitation(capabilities: Record<string, unknown>): boolean {
@@ -46,6 +58,15 @@ export function declaresFormElicitation(capabilities: Record<string, unknown>): 
   if (!isJsonObject(e)) return false;
   return e.form !== undefined || e.url === undefined;
 }
+
+/** URL-mode elicitation is declared as `elicitation: { url: {} }` (with or without `form`). */
+export function declaresUrlElicitation(capabilities: Record<string, unknown>): boolean {
+  const e = capabilities.elicitation;
+  return isJsonObject(e) && e.url !== undefined;
+}
+
+/** The one 2025 revision with URL-mode elicitation (`URLElicitationRequiredError`, -32042). */
+const URL_MODE_LEGACY_REVISION = '2025-11-25';
 
 /**
  * A destructive tool runs only after the decision its organisation's confirmation policy asks for,
@@ -57,7 +78,11 @@ export function declaresFormElicitation(capabilities: Record<string, unknown>): 
  * the target → the request bound to this call (requester, token, tool, arguments digest, policy
  * version) is found or recorded (`approval_pending`, the admins are mailed) → once another admin
  * approved it, the same call retried uses it once and runs; denied: `approval_denied`; lapsed:
- * `approval_expired`. Anything else gets `confirmation_required`; nothing runs.
+ * `approval_expired`. `verified`, a client declaring URL-mode elicitation: the person confirms on
+ * this server's page (ADR 0012); 2026-07-28 asks with a URL-mode `input_required` and the retry
+ * consumes the page's decision by its `requestState`; 2025-11-25 answers
+ * `URLElicitationRequiredError` and the same call retried consumes it by its binding. Anything
+ * else gets `confirmation_required`; nothing runs.
  */
 @Injectable()
 export class DestructiveToolGate {
@@ -69,6 +94,7 @@ export class DestructiveToolGate {
     private readonly policies: ConfirmationPolicyReader,
     private readonly dispatcher: RestDispatcher,
     private readonly metrics: MetricsService,
+    private readonly verifiedConfirmations: VerifiedConfirmationService,
   ) {}
 
   async check(
@@ -90,8 +116,8 @@ export class DestructiveToolGate {
       const policy = await this.policyOf(caller, tool.def.name);
       if (policy.mode === 'approval')
         return await this.approval(tool, spec, args, ctx, caller, policy);
-      if (policy.mode !== 'form')
-        return refused(null, 'confirmation_required', unusable(tool, policy));
+      if (policy.mode === 'verified')
+        return await this.verified(tool, spec, args, params, ctx, caller, policy);
       if (ctx.era === 'legacy' || !declaresFormElicitation(ctx.clientCapabilities)) {
         return refused(
           null,
@@ -238,6 +264,153 @@ export class DestructiveToolGate {
   }
 
   /**
+   * `verified`: the person who authorized the client decides on this server's page, signed in; the
+   * client only opens the page and retries. A client that cannot open a URL for the person is
+   * refused up front (`confirmation_required`, naming the mode and who can change it).
+   */
+  private async verified(
+    tool: CompiledTool,
+    spec: ConfirmationSpec,
+    args: Record<string, unknown>,
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+    caller: CallerContext,
+    policy: ConfirmationPolicy,
+  ): Promise<GateDecision> {
+    const urlCapable =
+      declaresUrlElicitation(ctx.clientCapabilities) &&
+      (ctx.era === 'modern' || ctx.protocolVersion === URL_MODE_LEGACY_REVISION);
+    if (!urlCapable) return refused(null, 'confirmation_required', unusable(tool, policy));
+    const binding = {
+      organizationId: caller.principal.organizationId,
+      tokenId: caller.principal.tokenId,
+      userId: caller.principal.userId,
+      tool: tool.def.name,
+      args,
+      policyVersion: policy.version,
+    };
+    if (ctx.era === 'legacy') {
+      // No requestState in 2025: the retry is the same call, found by its binding.
+      const found = await inSpanAsync(
+        SPAN_REDEEM,
+        () => this.verifiedConfirmations.forCall(binding),
+        {},
+        (o) => ({ 'mcp.confirmation.outcome': o.kind }),
+      );
+      switch (found.kind) {
+        case 'consumed':
+          this.metrics.recordConfirmation('consumed');
+          return { kind: 'proceed', confirmationId: found.confirmationId };
+        case 'declined':
+          return refused(
+            found.confirmationId,
+            'USER_DECLINED',
+            'The person declined on the confirmation page. Nothing was changed; calling again asks again.',
+          );
+        case 'pending':
+          return urlRequired(found);
+        case 'none': {
+          const asked = await this.askVerified(tool, spec, args, ctx, caller, policy);
+          return 'kind' in asked ? asked : urlRequired(asked);
+        }
+        default:
+          return unreachable(found);
+      }
+    }
+    const state = params.requestState;
+    if (state === undefined) {
+      const asked = await this.askVerified(tool, spec, args, ctx, caller, policy);
+      return 'kind' in asked ? asked : inputRequiredUrl(asked, asked.requestState);
+    }
+    if (typeof state !== 'string')
+      throw new McpError(INVALID_PARAMS, 'Invalid params: requestState must be a string');
+    const declined = parseUrlAnswer(params.inputResponses) === 'decline';
+    const outcome: VerifiedRedeemOutcome = await inSpanAsync(
+      SPAN_REDEEM,
+      () => this.verifiedConfirmations.redeem(state, binding, declined),
+      { 'mcp.confirmation.answer': declined ? 'decline' : 'open' },
+      (redeemed) => ({ 'mcp.confirmation.outcome': redeemed.kind }),
+    );
+    switch (outcome.kind) {
+      case 'tampered':
+        this.metrics.recordConfirmation('tampered');
+        throw new McpError(
+          INVALID_PARAMS,
+          'Invalid params: requestState is not valid for this call',
+          {
+            reason: 'invalid_request_state',
+          },
+        );
+      case 'expired':
+      case 'superseded': {
+        this.metrics.recordConfirmation(outcome.kind);
+        const asked = await this.askVerified(tool, spec, args, ctx, caller, policy);
+        return 'kind' in asked ? asked : inputRequiredUrl(asked, asked.requestState);
+      }
+      case 'pending':
+        // Not decided on the page yet: the same question, the same page, the same state.
+        return inputRequiredUrl(outcome, state);
+      case 'replayed':
+        this.metrics.recordConfirmation('replayed');
+        return refused(
+          outcome.confirmationId,
+          'confirmation_replayed',
+          'This confirmation was already used; each one runs one call once. Call the tool again to be asked again. Nothing was run.',
+        );
+      case 'declined':
+        if (declined) this.metrics.recordConfirmation('declined');
+        return refused(
+          outcome.confirmationId,
+          'USER_DECLINED',
+          'The person declined the confirmation. Nothing was changed.',
+        );
+      case 'consumed':
+        this.metrics.recordConfirmation('consumed');
+        return { kind: 'proceed', confirmationId: outcome.confirmationId };
+      default:
+        return unreachable(outcome);
+    }
+  }
+
+  /** Reads the target, records a `verified` question; the question to send, or the refusal. */
+  private async askVerified(
+    tool: CompiledTool,
+    spec: ConfirmationSpec,
+    args: Record<string, unknown>,
+    ctx: McpRequestContext,
+    caller: CallerContext,
+    policy: ConfirmationPolicy,
+  ): Promise<(OpenQuestion & { requestState: string }) | GateDecision> {
+    const target = await this.readTarget(spec, args, caller);
+    if ('envelope' in target)
+      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+    const message = spec.question(target.record, (v) => sanitizeForPrompt(promptText(v)));
+    const asked = await inSpanAsync(SPAN_ASK, () =>
+      this.verifiedConfirmations.ask({
+        organizationId: caller.principal.organizationId,
+        tokenId: caller.principal.tokenId,
+        userId: caller.principal.userId,
+        tool: tool.def.name,
+        args,
+        targetType: spec.targetType,
+        targetId: String(target.record.id ?? args.id),
+        message,
+        protocolVersion: ctx.protocolVersion,
+        clientName: caller.clientName,
+        requestId: caller.requestId,
+        policy: { version: policy.version, expirySeconds: policy.expirySeconds },
+      }),
+    );
+    this.metrics.recordConfirmation('asked');
+    return {
+      confirmationId: asked.confirmationId,
+      message,
+      url: asked.url,
+      requestState: asked.requestState,
+    };
+  }
+
+  /**
    * Four-eyes: no elicitation, so any client of either era. The question is asked of the admins,
    * not the person: the answer says so, with the request's id, and the retry learns the decision.
    */
@@ -361,14 +534,54 @@ function approvalRefused(
   };
 }
 
-/** Why a policy this server cannot satisfy for any client refuses the call (who can change it). */
+/** Why a `verified` policy refuses a client that cannot open a URL for its person (who can change it). */
 function unusable(tool: CompiledTool, policy: ConfirmationPolicy): string {
   const needs = 'the person who authorized this client confirms it on this server’s own page';
   return (
     `${tool.def.name} is destructive and the organisation’s confirmation policy says it runs only after ` +
-    `${needs} (mode "${policy.mode}"), which this server cannot arrange for this client yet. ` +
+    `${needs} (mode "${policy.mode}"). That needs a client that declares URL-mode elicitation ` +
+    '(elicitation.url) on protocol revision 2026-07-28 or 2025-11-25, and this one does not. ' +
     'Nothing was run. An organisation admin can change the policy.'
   );
+}
+
+/** What the person reads in the client before opening the page: the question, and where to answer. */
+function urlPrompt(question: OpenQuestion): string {
+  return `${question.message} Confirm or decline on the server’s page, signed in as yourself.`;
+}
+
+/** 2026-07-28: the URL-mode question inside `input_required`, with the state its retry echoes. */
+function inputRequiredUrl(question: OpenQuestion, requestState: string): GateDecision {
+  return {
+    kind: 'input_required',
+    confirmationId: question.confirmationId,
+    inputRequests: {
+      [CONFIRMATION_INPUT_KEY]: urlElicitationRequest(urlPrompt(question), question.url),
+    },
+    requestState,
+  };
+}
+
+/** 2025-11-25: `URLElicitationRequiredError` (-32042); the client opens the page, then retries. */
+function urlRequired(question: OpenQuestion): GateDecision {
+  return {
+    kind: 'rpc_error',
+    confirmationId: question.confirmationId,
+    error: new McpError(
+      URL_ELICITATION_REQUIRED,
+      'This call runs only after the person confirms it on the server’s page; open the URL, then call the tool again.',
+      {
+        elicitations: [
+          {
+            mode: 'url',
+            elicitationId: question.confirmationId,
+            url: question.url,
+            message: urlPrompt(question),
+          },
+        ],
+      },
+    ),
+  };
 }
 
 /** A record field as question text: strings as they are, other JSON values as JSON, none as ''. */

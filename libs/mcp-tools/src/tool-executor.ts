@@ -195,6 +195,8 @@ export class ToolExecutor implements OnApplicationBootstrap {
             };
           case 'refused':
             return refusedWith(decision.envelope, progress);
+          case 'rpc_error':
+            return failed(decision.error, ctx, progress);
           case 'proceed':
             progress = { ...progress, consumedConfirmation: decision.confirmationId !== null };
             caller.confirmationId = decision.confirmationId;

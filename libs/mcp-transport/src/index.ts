@@ -26,6 +26,7 @@ export {
   RESOURCE_NOT_FOUND_LEGACY,
   SUPPORTED_PROTOCOL_VERSIONS,
   UNSUPPORTED_PROTOCOL_VERSION,
+  URL_ELICITATION_REQUIRED,
   type EraLabel,
   type HandledMethod,
   type LegacyProtocolVersion,
@@ -69,5 +70,6 @@ export { userAgentProduct } from './client-string.util.js';
 export {
   MAX_SESSION_ID_LENGTH,
   McpSessionIdCodec,
+  type McpSession,
   type McpSessionIds,
 } from './session-id.codec.js';

@@ -2,7 +2,6 @@ import { isJsonObject, unreachable } from '@app/common';
 import { trimOws } from './http-headers.util.js';
 import type {
   JsonRpcId,
-  McpClientInfo,
   McpHandlerOutcome,
   McpHttpRequest,
   McpRequestContext,
@@ -21,7 +20,10 @@ import {
 } from './mcp-protocol.constants.js';
 import type { PendingClientRequests } from './pending-client-requests.js';
 import { isLoggingLevel, type LoggingLevel, type RequestChannel } from './request-channel.js';
-import type { McpSessionIds } from './session-id.codec.js';
+import type { McpSession, McpSessionIds } from './session-id.codec.js';
+
+/** The 2025 revision with URL-mode elicitation: a session remembers that its client declared it. */
+const URL_MODE_REVISION = '2025-11-25';
 import {
   clientInfoOf,
   echo,
@@ -68,7 +70,7 @@ export interface LegacyEraOptions<TExtra> {
 /**
  * The 2025 revisions (2025-03-26, 2025-06-18, 2025-11-25): a stateless `initialize` handshake,
  * then the revision named by the MCP-Protocol-Version header; a signed `Mcp-Session-Id`, when
- * configured, carries only the client's `clientInfo`.
+ * configured, carries the client's `clientInfo` and whether it declared URL-mode elicitation.
  */
 export class LegacyEra<TExtra> {
   /**
@@ -100,8 +102,9 @@ export class LegacyEra<TExtra> {
 
     const version = legacyVersionFromHeader(headers);
     if (version === null) return refuseVersion(headers, label);
-    const clientInfo = this.session(headers);
-    if (clientInfo === null) return unknownSession(version, label);
+    const session = this.session(headers);
+    if (session === null) return unknownSession(version, label);
+    const clientInfo = session?.clientInfo;
 
     const to: RequestReplyTo = { era: 'legacy', protocolVersion: version, method: label, id };
     const route = this.options.routes.get(method);
@@ -131,7 +134,11 @@ export class LegacyEra<TExtra> {
           method,
           jsonRpcId: id,
           clientInfo,
-          clientCapabilities: {},
+          // What the session recorded at initialize: URL-mode elicitation on 2025-11-25, or nothing.
+          clientCapabilities:
+            session?.urlElicitation === true && version === URL_MODE_REVISION
+              ? { elicitation: { url: {} } }
+              : {},
           meta: {},
           channel,
         };
@@ -246,7 +253,14 @@ export class LegacyEra<TExtra> {
     const clientInfo = clientInfoOf(params?.clientInfo);
     const { sessionIds } = this.options;
     if (sessionIds !== undefined && clientInfo !== undefined) {
-      handled.response.headers[HEADER_SESSION_ID] = sessionIds.issue(clientInfo);
+      const elicitation = isJsonObject(params?.capabilities)
+        ? params.capabilities.elicitation
+        : undefined;
+      const urlElicitation =
+        version === URL_MODE_REVISION && isJsonObject(elicitation) && elicitation.url !== undefined;
+      handled.response.headers[HEADER_SESSION_ID] = sessionIds.issue(clientInfo, {
+        urlElicitation,
+      });
     }
     return handled;
   }
@@ -256,11 +270,11 @@ export class LegacyEra<TExtra> {
    * session ids are off); `null` when it names a session this server did not issue (tampered,
    * foreign, or signed with a secret no longer configured).
    */
-  private session(headers: McpHttpRequest['headers']): McpClientInfo | undefined | null {
+  private session(headers: McpHttpRequest['headers']): McpSession | undefined | null {
     const sessionId = headers[HEADER_SESSION_ID];
     const { sessionIds } = this.options;
     if (sessionId === undefined || sessionIds === undefined) return undefined;
-    return sessionIds.read(trimOws(sessionId)) ?? null;
+    return sessionIds.readSession(trimOws(sessionId)) ?? null;
   }
 
   private render(outcome: McpHandlerOutcome, ctx: McpRequestContext, label: string): Handled {

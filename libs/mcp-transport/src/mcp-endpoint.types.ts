@@ -57,8 +57,9 @@ export interface McpRequestContext {
    */
   clientInfo?: McpClientInfo;
   /**
-   * Modern: this request's declared capabilities. Legacy: `{}` (the endpoint is stateless and
-   * remembers nothing from `initialize`, so it never assumes a client capability).
+   * Modern: this request's declared capabilities. Legacy: `{}`, except `{ elicitation: { url: {} } }`
+   * when the request's signed session id says its client declared URL-mode elicitation at a
+   * 2025-11-25 `initialize` (the endpoint is stateless; nothing else is remembered or assumed).
    */
   clientCapabilities: Record<string, unknown>;
   /** Modern: `params._meta` as received. Legacy: `{}`. */

@@ -86,6 +86,11 @@ export const RESOURCE_NOT_FOUND_LEGACY = -32002;
 export const HEADER_MISMATCH = -32020;
 export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/**
+ * 2025-11-25 only (`URLElicitationRequiredError`): the call needs the person to finish a URL-mode
+ * elicitation first, then the client retries it. Reserved on 2026-07-28, never sent there.
+ */
+export const URL_ELICITATION_REQUIRED = -32042;
 
 /** Methods the caller may supply handlers for. */
 export const HANDLED_METHODS = [

@@ -24,6 +24,33 @@ describe('McpSessionIdCodec', () => {
     expect(codec.read(codec.issue({ name: 'cli' }))).toEqual({ name: 'cli' });
   });
 
+  it('remembers whether the client declared URL-mode elicitation (and nothing else)', () => {
+    const codec = new McpSessionIdCodec([SECRET_A]);
+    const url = codec.issue({ name: 'agent' }, { urlElicitation: true });
+    expect(codec.readSession(url)).toEqual({ clientInfo: { name: 'agent' }, urlElicitation: true });
+    expect(codec.read(url)).toEqual({ name: 'agent' });
+    for (const id of [
+      codec.issue({ name: 'agent' }),
+      codec.issue({ name: 'agent' }, { urlElicitation: false }),
+    ]) {
+      expect(codec.readSession(id)).toEqual({
+        clientInfo: { name: 'agent' },
+        urlElicitation: false,
+      });
+    }
+    // A signed payload whose flag is anything but 1 is not ours.
+    const body = Buffer.from(JSON.stringify({ v: 1, n: 'agent', r: 'x', u: true })).toString(
+      'base64url',
+    );
+    const mac = createHmac(
+      'sha256',
+      createHmac('sha256', SECRET_A).update('mcp-session-id v1').digest(),
+    )
+      .update(body)
+      .digest('base64url');
+    expect(codec.readSession(`${body}.${mac}`)).toBeUndefined();
+  });
+
   it('keeps non-ASCII names (the id itself stays ASCII)', () => {
     const codec = new McpSessionIdCodec([SECRET_A]);
     const id = codec.issue({ name: 'Agente São Paulo 😀', version: 'β' });

@@ -17,14 +17,26 @@ const KEY_LABEL = 'mcp-session-id v1';
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const MAC_BYTES = 32;
 const NONCE_BYTES = 16;
-const PAYLOAD_KEYS = ['v', 'n', 'ver', 'r'] as const;
+const PAYLOAD_KEYS = ['v', 'n', 'ver', 'r', 'u'] as const;
+
+/**
+ * What a session remembers of `initialize`: the client, and whether it declared URL-mode
+ * elicitation on 2025-11-25 (a `verified` confirmation needs it; the endpoint is stateless, so only
+ * the signed session id can carry it to the later calls).
+ */
+export interface McpSession {
+  clientInfo: McpClientInfo;
+  urlElicitation: boolean;
+}
 
 /** What the endpoint needs from a session id scheme: mint one at `initialize`, read one back. */
 export interface McpSessionIds {
-  /** A session id carrying `clientInfo` (already normalised). */
-  issue(clientInfo: McpClientInfo): string;
+  /** A session id carrying `clientInfo` (already normalised) and what it declared. */
+  issue(clientInfo: McpClientInfo, declared?: { urlElicitation: boolean }): string;
   /** The `clientInfo` a session id carries, or `undefined` when this server did not issue it. */
   read(sessionId: string): McpClientInfo | undefined;
+  /** The whole session a session id carries, or `undefined` when this server did not issue it. */
+  readSession(sessionId: string): McpSession | undefined;
 }
 
 /**
@@ -48,15 +60,20 @@ export class McpSessionIdCodec implements McpSessionIds {
     );
   }
 
-  issue(clientInfo: McpClientInfo): string {
+  issue(clientInfo: McpClientInfo, declared?: { urlElicitation: boolean }): string {
     const payload: Record<string, unknown> = { v: 1, n: clientInfo.name };
     if (clientInfo.version !== undefined) payload.ver = clientInfo.version;
+    if (declared?.urlElicitation === true) payload.u = 1;
     payload.r = randomBytes(NONCE_BYTES).toString('base64url');
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     return `${body}.${mac(this.keys[0], body).toString('base64url')}`;
   }
 
   read(sessionId: string): McpClientInfo | undefined {
+    return this.readSession(sessionId)?.clientInfo;
+  }
+
+  readSession(sessionId: string): McpSession | undefined {
     if (sessionId.length === 0 || sessionId.length > MAX_SESSION_ID_LENGTH) return undefined;
     const dot = sessionId.indexOf('.');
     if (dot <= 0 || dot !== sessionId.lastIndexOf('.')) return undefined;
@@ -81,7 +98,7 @@ function mac(key: KeyObject, body: string): Buffer {
 }
 
 /** Authentic bytes are still validated like any input, and normalised again on the way out. */
-function parsePayload(body: string): McpClientInfo | undefined {
+function parsePayload(body: string): McpSession | undefined {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
@@ -93,9 +110,11 @@ function parsePayload(body: string): McpClientInfo | undefined {
     return undefined;
   }
   if (value.v !== 1 || typeof value.n !== 'string' || typeof value.r !== 'string') return undefined;
+  if (value.u !== undefined && value.u !== 1) return undefined;
+  const urlElicitation = value.u === 1;
   const name = normalizeClientString(value.n);
   if (name === '') return undefined;
-  if (value.ver === undefined) return { name };
+  if (value.ver === undefined) return { clientInfo: { name }, urlElicitation };
   if (typeof value.ver !== 'string') return undefined;
-  return { name, version: normalizeClientString(value.ver) };
+  return { clientInfo: { name, version: normalizeClientString(value.ver) }, urlElicitation };
 }

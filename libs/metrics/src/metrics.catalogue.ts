@@ -115,6 +115,10 @@ export function toolCallStatusLabel(status: ToolCallStatus): ToolCallStatusLabel
 /** What happened to a confirmation of a destructive tool. */
 export const CONFIRMATION_OUTCOMES = [
   'asked',
+  // `verified`: the person confirmed on this server's page (the retry then counts `consumed`).
+  'verified',
+  // `verified`: someone signed in as another person opened the page and was refused.
+  'refused_other_person',
   'consumed',
   'declined',
   'replayed',

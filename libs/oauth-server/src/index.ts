@@ -10,3 +10,4 @@ export { mountOAuthServer } from './oauth-server.mount.js';
 export { OAuthProviderService } from './oauth-provider.service.js';
 export { OAuthHousekeeping, type SweepResult } from './oauth-housekeeping.service.js';
 export { oauthParameterRefusal } from './oauth-server.middleware.js';
+export { esc, hidden, HtmlPage, layout, messagePage } from './pages.js';

@@ -63,14 +63,19 @@ export function esc(value: string): string {
     .replace(/'/g, '&#39;');
 }
 
-function layout(title: string, body: string): string {
+/**
+ * A whole page in this server's one layout (its stylesheet is the one the CSP pins). Other
+ * libraries' server-rendered pages (the `verified` confirmation page) use it too; `body` is HTML
+ * whose interpolated values went through {@link esc}.
+ */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${esc(title)} · Platform</title><style>${CSS}</style></head>
 <body><main>${body}</main></body></html>`;
 }
 
-function hidden(name: string, value: string): string {
+export function hidden(name: string, value: string): string {
   return `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
 }
 

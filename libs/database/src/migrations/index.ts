@@ -22,6 +22,7 @@ import { PartitionHistory1765300000000 } from './1765300000000-partition-history
 import { ConfirmationPolicies1765400000000 } from './1765400000000-confirmation-policies.js';
 import { Approvals1765500000000 } from './1765500000000-approvals.js';
 import { HistoryIndexes1765600000000 } from './1765600000000-history-indexes.js';
+import { VerifiedConfirmations1765700000000 } from './1765700000000-verified-confirmations.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -52,4 +53,5 @@ export const MIGRATIONS = [
   ConfirmationPolicies1765400000000,
   Approvals1765500000000,
   HistoryIndexes1765600000000,
+  VerifiedConfirmations1765700000000,
 ];

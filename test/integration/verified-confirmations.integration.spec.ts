@@ -1,0 +1,379 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hiddenField, type BrowserAgent } from '../support/browser-agent.js';
+import { signedInAgent } from '../support/console-sign-in.js';
+import { textJsonOf, type Json } from '../support/mcp-peers.js';
+import {
+  askedOf,
+  auditEvents,
+  confirmationIdOf,
+  createPortalUser,
+  modernToolCall,
+  openSql,
+  portalUserStatus,
+  postMcp,
+  sqlRows,
+  type SqlClient,
+  type WireResponse,
+} from '../support/mcp-confirmation-fixtures.js';
+import { startReplicaPair, type TestServer } from '../support/test-server.js';
+
+/**
+ * Confirmation policy `verified` (ADR 0012) on two replicas of one database: the question is asked
+ * with a URL-mode elicitation (2026-07-28 `input_required`; 2025-11-25 `URLElicitationRequiredError`)
+ * naming this server's page; only the token's person, signed in, can confirm there (anyone else
+ * signed in is refused and sees no button); the page's decision is used once by the retry (20
+ * concurrent retries on both replicas: one run), and a decision that lapsed, was already used or
+ * was made under another policy version decides nothing.
+ */
+const TOOL = 'delete_portal_user';
+const RETRIES = 20;
+const URL_MODE = { elicitation: { url: {} } };
+
+let a: TestServer;
+let b: TestServer;
+let pair: Awaited<ReturnType<typeof startReplicaPair>> | undefined;
+let sql: SqlClient;
+let olivia: BrowserAgent;
+let max: BrowserAgent;
+
+beforeAll(async () => {
+  pair = await startReplicaPair();
+  ({ a, b } = pair);
+  sql = await openSql(a.db.url);
+  await setPolicy({ mode: 'verified', expiry_seconds: 600 });
+  olivia = await signedInAgent(a, 'olivia.owner@acme.test');
+  max = await signedInAgent(a, 'max.member@acme.test');
+}, 180_000);
+
+afterAll(async () => {
+  await sql?.end();
+  await pair?.close();
+});
+
+async function setPolicy(body: Record<string, unknown>): Promise<number> {
+  const res = await a.request(`/v1/mcp/confirmation-policies/${TOOL}`, {
+    method: 'PATCH',
+    token: 'owner',
+    json: body,
+  });
+  const json: Json = await res.json();
+  if (res.status !== 200) throw new Error(`set policy: ${res.status} ${JSON.stringify(json)}`);
+  return json.version;
+}
+
+/** The owner's delete on 2026-07-28 from a client that declares URL-mode elicitation. */
+function modernDelete(
+  t: TestServer,
+  id: string,
+  retry: { requestState?: string; inputResponses?: unknown } = {},
+): Promise<WireResponse> {
+  return modernToolCall(t.url, t.tokens.owner, TOOL, { id }, retry, { capabilities: URL_MODE });
+}
+
+/** A 2025-11-25 session whose initialize declared `elicitation.url` (or only `capabilities`). */
+async function legacySession(t: TestServer, capabilities: Json = URL_MODE): Promise<string> {
+  const res = await postMcp(t.url, t.tokens.owner, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities,
+      clientInfo: { name: 'legacy-url', version: '1.0.0' },
+    },
+  });
+  const session = res.headers.get('mcp-session-id');
+  if (res.status !== 200 || session === null) throw new Error(`initialize: ${res.status}`);
+  return session;
+}
+
+let nextId = 100;
+function legacyDelete(
+  t: TestServer,
+  session: string,
+  id: string,
+  version = '2025-11-25',
+): Promise<WireResponse> {
+  return postMcp(
+    t.url,
+    t.tokens.owner,
+    {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'tools/call',
+      params: { name: TOOL, arguments: { id } },
+    },
+    { 'mcp-protocol-version': version, 'mcp-session-id': session },
+  );
+}
+
+/** `ok`, an isError code, `rpc:<code>`, or what else came back. */
+function outcomeOf(res: WireResponse): string {
+  if (res.body?.error !== undefined) return `rpc:${res.body.error.code}`;
+  const result: Json = res.body?.result;
+  if (result?.resultType === 'input_required') return 'input_required';
+  if (result?.isError !== true) return 'ok';
+  return textJsonOf(result).error.code;
+}
+
+/** The page's URL and the confirmation id of a URL-mode question. */
+function pageOf(res: WireResponse): { url: string; id: string; requestState: string } {
+  const asked = askedOf(res);
+  expect(asked.request).toEqual({
+    method: 'elicitation/create',
+    params: { mode: 'url', message: expect.any(String), url: expect.any(String) },
+  });
+  const id = confirmationIdOf(asked.requestState);
+  return { url: asked.request.params.url, id, requestState: asked.requestState };
+}
+
+/** GET the page as `agent`: status and HTML. */
+async function open(agent: BrowserAgent, id: string): Promise<{ status: number; html: string }> {
+  const res = await agent.fetch(`/confirm/${id}`);
+  return { status: res.status, html: await res.text() };
+}
+
+/** Presses Confirm or Decline on the page (with the page's own CSRF token). */
+async function press(
+  agent: BrowserAgent,
+  id: string,
+  decision: 'confirm' | 'decline',
+): Promise<{ status: number; html: string }> {
+  const page = await open(agent, id);
+  expect(page.status).toBe(200);
+  const res = await agent.fetch(`/confirm/${id}`, {
+    form: { csrf: hiddenField(page.html, 'csrf'), decision },
+  });
+  return { status: res.status, html: await res.text() };
+}
+
+async function ledgerRow(id: string): Promise<Json> {
+  const [row] = await sqlRows(
+    sql,
+    `SELECT status, mode, policy_version, verified_at IS NOT NULL AS verified FROM mcp_confirmations WHERE id = $1`,
+    [id],
+  );
+  return row;
+}
+
+describe('verified policy, 2026-07-28', () => {
+  it('asks with the page’s URL; only Olivia, signed in, can confirm; 20 concurrent retries on two replicas run it once', async () => {
+    const target = await createPortalUser(a, 'Verified Target');
+    const first = await modernDelete(a, target.id);
+    const { url, id, requestState } = pageOf(first);
+    expect(url).toBe(`${a.server.config.baseUrl}/confirm/${id}`);
+    expect(askedOf(first).request.params.message).toContain('Verified Target');
+    expect(askedOf(first).request.params).not.toHaveProperty('elicitationId');
+    expect(await ledgerRow(id)).toMatchObject({
+      status: 'pending',
+      mode: 'verified',
+      verified: false,
+    });
+
+    // Before the page: the retry asks the same question again (same page, same state); the
+    // client's own "accept" decides nothing, whatever it carries.
+    for (const inputResponses of [
+      { confirm: { action: 'accept' } },
+      { confirm: { action: 'accept', content: { confirm: true } } },
+    ]) {
+      const early = await modernDelete(b, target.id, { requestState, inputResponses });
+      expect(pageOf(early)).toEqual({ url, id, requestState });
+    }
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+
+    // Not signed in: sent to sign in first, and told nothing about the question.
+    const anonymous = await fetch(url, { redirect: 'manual' });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get('location')).toContain(
+      `/signin?return_to=${encodeURIComponent(`/confirm/${id}`)}`,
+    );
+    // Max, signed in: a refusal, no button, not the question; audited as refused.
+    const other = await open(max, id);
+    expect(other.status).toBe(403);
+    expect(other.html).toContain('asked of another person');
+    expect(other.html).not.toContain('value="confirm"');
+    expect(other.html).not.toContain('Verified Target');
+    const forged = await max.fetch(`/confirm/${id}`, {
+      form: { csrf: hiddenField(other.html, 'csrf'), decision: 'confirm' },
+    });
+    expect(forged.status).toBe(403);
+    expect(await ledgerRow(id)).toMatchObject({ status: 'pending', verified: false });
+
+    // Olivia: the question and two buttons; a post without the CSRF token changes nothing.
+    const mine = await open(olivia, id);
+    expect(mine.status).toBe(200);
+    expect(mine.html).toContain('Verified Target');
+    expect(mine.html).toContain('value="confirm"');
+    expect(
+      (await olivia.fetch(`/confirm/${id}`, { form: { csrf: 'nope', decision: 'confirm' } }))
+        .status,
+    ).toBe(403);
+    expect(await ledgerRow(id)).toMatchObject({ status: 'pending', verified: false });
+
+    const confirmed = await press(olivia, id, 'confirm');
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.html).toContain('You confirmed it');
+    expect(await ledgerRow(id)).toMatchObject({ status: 'pending', verified: true });
+    // Answered once: the page does not take a second answer.
+    expect((await open(olivia, id)).status).toBe(410);
+
+    const outcomes = await Promise.all(
+      Array.from({ length: RETRIES }, (_, i) =>
+        modernDelete(i % 2 === 0 ? a : b, target.id, {
+          requestState,
+          inputResponses: { confirm: { action: 'accept' } },
+        }),
+      ),
+    ).then((all) => all.map(outcomeOf));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+    expect(outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed')).toEqual([]);
+    expect(await portalUserStatus(b, target.id)).toBe(404);
+    const deleted = await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id });
+    expect(deleted).toHaveLength(1);
+    expect(deleted[0].confirmation_id).toBe(id);
+    expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
+
+    // The page after use: refused.
+    const replayed = await open(olivia, id);
+    expect(replayed.status).toBe(410);
+    expect(replayed.html).toContain('Already used');
+
+    const chain = await auditEvents(a, { resource_type: 'confirmation', resource_id: id });
+    expect(chain.map((e) => [e.action, e.actor_name, e.channel]).toReversed()).toEqual([
+      ['confirmation.refused', 'Max Member', 'web'],
+      ['confirmation.refused', 'Max Member', 'web'],
+      ['confirmation.confirmed', 'Olivia Owner', 'web'],
+    ]);
+    expect(chain.every((e) => e.confirmation_id === id)).toBe(true);
+  });
+
+  it('declined on the page: the retry is told USER_DECLINED and nothing is deleted', async () => {
+    const target = await createPortalUser(a, 'Declined Target');
+    const { id, requestState } = pageOf(await modernDelete(a, target.id));
+    const declined = await press(olivia, id, 'decline');
+    expect(declined.status).toBe(200);
+    expect(declined.html).toContain('You declined it');
+    const retry = await modernDelete(b, target.id, {
+      requestState,
+      inputResponses: { confirm: { action: 'accept' } },
+    });
+    expect(outcomeOf(retry)).toBe('USER_DECLINED');
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await ledgerRow(id)).toMatchObject({ status: 'declined' });
+    const chain = await auditEvents(a, { resource_type: 'confirmation', resource_id: id });
+    expect(chain.map((e) => e.action)).toEqual(['confirmation.declined']);
+  });
+
+  it('a lapsed question: the page refuses it and the retry asks a new one', async () => {
+    const target = await createPortalUser(a, 'Lapsed Target');
+    const { id, requestState } = pageOf(await modernDelete(a, target.id));
+    await sql.query(
+      `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
+      [id],
+    );
+    const page = await open(olivia, id);
+    expect(page.status).toBe(410);
+    expect(page.html).toContain('expired');
+    const retry = await modernDelete(b, target.id, { requestState });
+    expect(pageOf(retry).id).not.toBe(id);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+  });
+
+  it('a policy change: a decision made under the older version is refused, on the page and at the retry', async () => {
+    const target = await createPortalUser(a, 'Policy Target');
+    // Confirmed under the version in force, then the policy changes (a new expiry, same mode).
+    const confirmedFirst = pageOf(await modernDelete(a, target.id));
+    expect((await press(olivia, confirmedFirst.id, 'confirm')).status).toBe(200);
+    // Asked under the version in force, not answered before the change.
+    const openFirst = pageOf(await modernDelete(a, target.id));
+    const page = await open(olivia, openFirst.id);
+    expect(page.status).toBe(200);
+    const version = await setPolicy({ mode: 'verified', expiry_seconds: 900 });
+
+    const late = await olivia.fetch(`/confirm/${openFirst.id}`, {
+      form: { csrf: hiddenField(page.html, 'csrf'), decision: 'confirm' },
+    });
+    expect(late.status).toBe(409);
+    expect(await ledgerRow(openFirst.id)).toMatchObject({ status: 'pending', verified: false });
+
+    const retry = await modernDelete(b, target.id, { requestState: confirmedFirst.requestState });
+    const asked = pageOf(retry);
+    expect(asked.id).not.toBe(confirmedFirst.id);
+    expect(await ledgerRow(asked.id)).toMatchObject({ policy_version: version });
+    expect(await ledgerRow(confirmedFirst.id)).toMatchObject({ status: 'pending', verified: true });
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+  });
+});
+
+describe('verified policy, 2025-11-25', () => {
+  it('URLElicitationRequiredError names the page; after Olivia confirms, 20 concurrent retries run it once', async () => {
+    const target = await createPortalUser(a, 'Legacy Target');
+    const session = await legacySession(a);
+    const first = await legacyDelete(a, session, target.id);
+    expect(first.body.error).toMatchObject({
+      code: -32042,
+      data: {
+        elicitations: [
+          {
+            mode: 'url',
+            elicitationId: expect.any(String),
+            url: expect.stringContaining('/confirm/'),
+            message: expect.stringContaining('Legacy Target'),
+          },
+        ],
+      },
+    });
+    const [elicitation] = first.body.error.data.elicitations;
+    const id: string = elicitation.elicitationId;
+    expect(elicitation.url).toBe(`${a.server.config.baseUrl}/confirm/${id}`);
+    // Retried before the page: the same question again, on either replica; no second row.
+    const again = await legacyDelete(b, session, target.id);
+    expect(again.body.error.data.elicitations[0].elicitationId).toBe(id);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+
+    expect((await open(max, id)).status).toBe(403);
+    expect((await press(olivia, id, 'confirm')).status).toBe(200);
+
+    const outcomes = await Promise.all(
+      Array.from({ length: RETRIES }, (_, i) =>
+        legacyDelete(i % 2 === 0 ? a : b, session, target.id),
+      ),
+    ).then((all) => all.map(outcomeOf));
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+    // The others found no decision left: asked again, or (after the delete) the user is gone.
+    expect(outcomes.filter((o) => o !== 'ok' && o !== 'rpc:-32042' && o !== 'NOT_FOUND')).toEqual(
+      [],
+    );
+    const deleted = await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id });
+    expect(deleted).toHaveLength(1);
+    expect(deleted[0].confirmation_id).toBe(id);
+    expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
+    expect((await open(olivia, id)).status).toBe(410);
+  });
+
+  it('a decline on the page is told once; the next call asks again', async () => {
+    const target = await createPortalUser(a, 'Legacy Declined');
+    const session = await legacySession(a);
+    const first = await legacyDelete(a, session, target.id);
+    const id: string = first.body.error.data.elicitations[0].elicitationId;
+    expect((await press(olivia, id, 'decline')).status).toBe(200);
+    expect(outcomeOf(await legacyDelete(b, session, target.id))).toBe('USER_DECLINED');
+    const next = await legacyDelete(a, session, target.id);
+    expect(next.body.error.code).toBe(-32042);
+    expect(next.body.error.data.elicitations[0].elicitationId).not.toBe(id);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+  });
+
+  it('a 2025 client that did not declare elicitation.url (or 2025-06-18) gets confirmation_required', async () => {
+    const target = await createPortalUser(a, 'Legacy Form Only');
+    const formOnly = await legacySession(a, { elicitation: {} });
+    const refused = await legacyDelete(a, formOnly, target.id);
+    expect(outcomeOf(refused)).toBe('confirmation_required');
+    expect(textJsonOf(refused.body.result).error.message).toContain('mode "verified"');
+    const urlSession = await legacySession(a);
+    expect(outcomeOf(await legacyDelete(a, urlSession, target.id, '2025-06-18'))).toBe(
+      'confirmation_required',
+    );
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+  });
+});
