@@ -104,9 +104,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'delete_portal_user',
     description:
-      'Delete a portal user permanently. The person using the client confirms first (a form ' +
-      'elicitation on protocol 2026-07-28), or another admin approves (approval_pending), as the ' +
-      'organisation decides; else nothing is deleted. Prefer deactivate_portal_user when access only needs to stop.',
+      'Delete a portal user permanently. The person using the client confirms first (in a form ' +
+      'elicitation on protocol 2026-07-28, or on the server’s page opened from a URL elicitation), ' +
+      'or another admin approves (approval_pending), as the organisation decides; else nothing is deleted. Prefer deactivate_portal_user when access only needs to stop.',
     annotations: destroy('Delete portal user'),
     endpoint: PORTAL_USERS_ENDPOINTS.delete,
     confirmation: {
@@ -152,8 +152,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'delete_account',
     description:
       'Delete a customer account permanently; refused while it still has active portal users. The ' +
-      'person using the client confirms first (a form elicitation on protocol 2026-07-28), or another ' +
-      'admin approves (approval_pending), as the organisation decides; else nothing is deleted.',
+      'person using the client confirms first (in a form elicitation on protocol 2026-07-28, or on ' +
+      'the server’s page opened from a URL elicitation), or another admin approves ' +
+      '(approval_pending), as the organisation decides; else nothing is deleted.',
     annotations: destroy('Delete account'),
     endpoint: ACCOUNTS_ENDPOINTS.delete,
     confirmation: {

@@ -18,7 +18,7 @@ const MODES: { value: ConfirmationPolicy['mode']; label: string; means: string }
     value: 'verified',
     label: 'Verified person',
     means:
-      'The person who authorized the client confirms on this server’s own page while signed in. Not offered to MCP clients yet: calls are refused with confirmation_required and nothing runs.',
+      'The person who authorized the client confirms on this server’s own page while signed in; anyone else signed in is refused. Needs a client with URL-mode elicitation (2026-07-28, or 2025-11-25); other clients are refused with confirmation_required and nothing runs.',
   },
   {
     value: 'approval',
