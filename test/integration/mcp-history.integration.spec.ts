@@ -430,6 +430,9 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         expires_at: at(10),
         decided_at: at(1),
         tool_call_id: calls[2].id,
+        mode: 'form',
+        policy_version: 0,
+        verified_at: null,
       });
     });
 

@@ -245,6 +245,25 @@ describe('verified policy, 2026-07-28', () => {
       ['confirmation.confirmed', 'Olivia Owner', 'web'],
     ]);
     expect(chain.every((e) => e.confirmation_id === id)).toBe(true);
+
+    // The confirmation's detail tells the whole chain: asked, decided on the page, what ran.
+    const detail: Json = await (
+      await b.request(`/v1/mcp/confirmations/${id}`, { token: 'owner' })
+    ).json();
+    expect(detail).toMatchObject({
+      id,
+      mode: 'verified',
+      status: 'consumed',
+      verified_at: expect.any(String),
+      decided_at: expect.any(String),
+      tool_call_id: expect.any(String),
+    });
+    expect(detail.audit_events.map((e: Json) => e.action)).toEqual([
+      'confirmation.refused',
+      'confirmation.refused',
+      'confirmation.confirmed',
+      'portal_user.deleted',
+    ]);
   });
 
   it('declined on the page: the retry is told USER_DECLINED and nothing is deleted', async () => {

@@ -76,6 +76,9 @@ export interface Confirmation {
   expires_at: string;
   decided_at: string | null;
   tool_call_id: string | null;
+  mode: 'form' | 'verified';
+  policy_version: number;
+  verified_at: string | null;
 }
 
 export interface ConfirmationDetail extends Confirmation {

@@ -1,7 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { AuditEventDto } from '@app/audit-trail';
-import { CONFIRMATION_STATUSES, type ConfirmationStatus } from '@app/mcp-confirmations';
+import {
+  CONFIRMATION_KINDS,
+  CONFIRMATION_STATUSES,
+  type ConfirmationStatus,
+} from '@app/mcp-confirmations';
 import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
 import { ToolCallDto } from './tool-call.dto.js';
 
@@ -56,11 +60,24 @@ export class ConfirmationDto {
   @Out.dateTime() expires_at: string;
   @Out.dateTime({
     nullable: true,
-    description: 'When the person accepted or declined; null otherwise.',
+    description:
+      'When the person accepted or declined (`verified`: when the confirmation was used, or declined); null otherwise.',
   })
   decided_at: string | null;
   @Out.uuid({ nullable: true, description: 'The MCP tool call this confirmation authorized.' })
   tool_call_id: string | null;
+  @Out.enum(CONFIRMATION_KINDS, {
+    description:
+      'Where the person answers: `form`, in the client’s own form; `verified`, on this server’s page, signed in.',
+  })
+  mode: string;
+  @Out.integer({ description: 'The version of the tool’s confirmation policy it was asked under.' })
+  policy_version: number;
+  @Out.dateTime({
+    nullable: true,
+    description: '`verified` only: when the person confirmed on the page; null otherwise.',
+  })
+  verified_at: string | null;
 }
 
 export class ConfirmationPageDto {

@@ -233,5 +233,8 @@ function toConfirmationDto(c: McpConfirmation, now: Date): Plain<ConfirmationDto
     expires_at: c.expiresAt.toISOString(),
     decided_at: c.decidedAt === null ? null : c.decidedAt.toISOString(),
     tool_call_id: c.toolCallId,
+    mode: c.mode,
+    policy_version: c.policyVersion,
+    verified_at: c.verifiedAt === null ? null : c.verifiedAt.toISOString(),
   };
 }

@@ -135,7 +135,19 @@ export function ConfirmationPage(props: { id: string }) {
             <dd>{fullTime(c.created_at)}</dd>
             <dt>Answered</dt>
             <dd>
-              {c.decided_at ? fullTime(c.decided_at) : <span class="muted">not answered</span>}
+              {c.mode === 'verified' ? (
+                c.verified_at ? (
+                  `confirmed on this server’s page, signed in, ${fullTime(c.verified_at)}`
+                ) : c.decided_at ? (
+                  `declined ${fullTime(c.decided_at)}`
+                ) : (
+                  <span class="muted">not answered on the page</span>
+                )
+              ) : c.decided_at ? (
+                `in the client’s form, ${fullTime(c.decided_at)}`
+              ) : (
+                <span class="muted">not answered</span>
+              )}
             </dd>
             <dt>Expires</dt>
             <dd>{fullTime(c.expires_at)}</dd>
