@@ -70,7 +70,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'browser', include: BROWSER, globalSetup: DATABASE_TEMPLATE },
       },
-      { extends: true, test: { name: 'ops', include: ['test/ops/**/*.spec.ts'] } },
+      // The ops tier's live Prometheus scrapes a built server: it starts from the template too.
+      {
+        extends: true,
+        test: { name: 'ops', include: ['test/ops/**/*.spec.ts'], globalSetup: DATABASE_TEMPLATE },
+      },
     ],
   },
 });

@@ -2,6 +2,7 @@ export {
   createTestDatabase,
   prepareTestDatabaseTemplate,
   TEST_DATABASE_TEMPLATE,
+  TEST_EMBEDDED_DATA_DIR,
   type TestDatabase,
 } from './test-database.js';
 export { testPrincipal, testRequestContext } from './fixtures.js';

@@ -18,6 +18,14 @@ export interface TestDatabase {
  */
 export const TEST_DATABASE_TEMPLATE = 'TEST_DATABASE_TEMPLATE';
 
+/**
+ * On the embedded engine, where {@link prepareTestDatabaseTemplate} also left the migrated
+ * template as a data directory on disk (cleanly closed, not seeded): a test that starts the BUILT
+ * server copies it to `DATA_DIR/pgdata` (test/support/server-process.mjs, `seedEmbeddedDataDir`),
+ * so the child skips initdb and every migration (about 10 s of CPU and 12 s of wall per start).
+ */
+export const TEST_EMBEDDED_DATA_DIR = 'TEST_EMBEDDED_DATA_DIR';
+
 function adminUrl(): string | undefined {
   const url = process.env.DATABASE_URL;
   return url === undefined || url === '' ? undefined : url;
@@ -114,7 +122,11 @@ export async function prepareTestDatabaseTemplate(): Promise<(() => Promise<void
       await dropOnPostgres(admin, name);
     };
   }
-  const emb = await EmbeddedPostgres.start();
+  // On disk, so that the built server's tests can copy the directory itself (see
+  // TEST_EMBEDDED_DATA_DIR); the in-memory copies load the same directory's archive.
+  const dir = join(tmpdir(), databaseName('platform-test-template'));
+  const dataDir = join(dir, 'pgdata');
+  const emb = await EmbeddedPostgres.start({ dataDir });
   let archive: Blob;
   try {
     await migrate(emb.url, 'up');
@@ -122,11 +134,13 @@ export async function prepareTestDatabaseTemplate(): Promise<(() => Promise<void
   } finally {
     await emb.stop();
   }
-  const path = join(tmpdir(), `${databaseName('platform-test-template')}.tar`);
+  const path = join(dir, 'pgdata.tar');
   await writeFile(path, Buffer.from(await archive.arrayBuffer()));
   process.env[TEST_DATABASE_TEMPLATE] = path;
+  process.env[TEST_EMBEDDED_DATA_DIR] = dataDir;
   return async () => {
     delete process.env[TEST_DATABASE_TEMPLATE];
-    await rm(path, { force: true });
+    delete process.env[TEST_EMBEDDED_DATA_DIR];
+    await rm(dir, { recursive: true, force: true });
   };
 }
