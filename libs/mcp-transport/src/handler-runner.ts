@@ -23,6 +23,8 @@ export interface HandlerRoute<TExtra> {
   handler: McpMethodHandler<TExtra>;
   cacheable: boolean;
   allowsInputRequired: boolean;
+  /** The method may answer with a task (`tools/call`, the tasks extension). */
+  allowsTask: boolean;
 }
 
 /** What one POST's handler needs from its HTTP exchange besides the message. */

@@ -10,6 +10,7 @@ export {
   type McpRequestChannel,
 } from './request-channel.js';
 export {
+  declaresExtension,
   ERA_LABELS,
   eraLabel,
   HEADER_MISMATCH,
@@ -25,6 +26,7 @@ export {
   PARSE_ERROR,
   RESOURCE_NOT_FOUND_LEGACY,
   SUPPORTED_PROTOCOL_VERSIONS,
+  TASKS_EXTENSION,
   UNSUPPORTED_PROTOCOL_VERSION,
   URL_ELICITATION_REQUIRED,
   type EraLabel,

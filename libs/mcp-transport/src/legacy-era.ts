@@ -280,7 +280,7 @@ export class LegacyEra<TExtra> {
   private render(outcome: McpHandlerOutcome, ctx: McpRequestContext, label: string): Handled {
     if (outcome.kind !== 'complete') {
       throw new Error(
-        `${ctx.method} returned input_required on a 2025 revision; only 2026-07-28 has it`,
+        `${ctx.method} returned ${outcome.kind} on a 2025 revision; only 2026-07-28 has it`,
       );
     }
     const result = requireResultObject(outcome.result, ctx.method);

@@ -78,16 +78,21 @@ function defaultHandlers() {
 }
 
 type Handlers = ReturnType<typeof defaultHandlers>;
+/** The tasks extension's methods, served only where it is advertised. */
+type TaskHandlers = Record<
+  'tasks/get' | 'tasks/update' | 'tasks/cancel',
+  ReturnType<typeof handlerReturning>
+>;
 
 interface SetupOptions {
-  handlers?: Partial<Handlers>;
+  handlers?: Partial<Handlers & TaskHandlers>;
   capabilities?: { legacy: McpServerCapabilities; modern: McpServerCapabilities };
   discoverTtlMs?: number;
   withoutCompletion?: boolean;
 }
 
 function setup(options: SetupOptions = {}) {
-  const handlers: Handlers = { ...defaultHandlers(), ...options.handlers };
+  const handlers: Handlers & Partial<TaskHandlers> = { ...defaultHandlers(), ...options.handlers };
   const map: McpHandlerMap<Extra> = options.withoutCompletion
     ? { ...handlers, 'completion/complete': undefined }
     : handlers;
@@ -1482,5 +1487,91 @@ describe('results rendered once', () => {
     await endpoint.handle(modern('tools/list'), EXTRA);
     await endpoint.handle(modern('tools/list'), EXTRA);
     expect(reads()).toBe(2);
+  });
+});
+
+describe('the tasks extension (2026-07-28)', () => {
+  const TASKS = 'io.modelcontextprotocol/tasks';
+  const WITH_TASKS = {
+    legacy: CAPABILITIES.legacy,
+    modern: { ...CAPABILITIES.modern, extensions: { [TASKS]: {} } },
+  };
+  const TASK = {
+    taskId: 'task-1',
+    status: 'working',
+    createdAt: '2026-12-04T10:00:00.000Z',
+    lastUpdatedAt: '2026-12-04T10:00:00.000Z',
+    ttlMs: 60_000,
+    pollIntervalMs: 500,
+  };
+  const taskHandlers = () => ({
+    'tasks/get': handlerReturning(complete({ ...TASK, status: 'completed' })),
+    'tasks/update': handlerReturning(complete({})),
+    'tasks/cancel': handlerReturning(complete({})),
+  });
+
+  it('a tools/call answered with a task is a flat CreateTaskResult (resultType "task")', async () => {
+    const { endpoint } = setup({
+      capabilities: WITH_TASKS,
+      handlers: {
+        ...taskHandlers(),
+        'tools/call': handlerReturning({ kind: 'task', task: TASK }),
+      },
+    });
+    const res = await endpoint.handle(modern('tools/call', { name: 'slow' }), EXTRA);
+    expect(res.status).toBe(200);
+    const body = reply(res);
+    expect(body.result).toMatchObject({ ...TASK, resultType: 'task' });
+    expect(body.result).not.toHaveProperty('task');
+    expect(body.result?.[META]).toEqual({ [SERVER_INFO_KEY]: SERVER_INFO });
+  });
+
+  it('tasks/* are served only where the extension is advertised, with Mcp-Name mirroring taskId', async () => {
+    const { endpoint } = setup({
+      capabilities: WITH_TASKS,
+      handlers: taskHandlers(),
+    });
+    const got = reply(
+      await endpoint.handle(
+        modern('tasks/get', { taskId: 'task-1' }, { headers: { 'mcp-name': 'task-1' } }),
+        EXTRA,
+      ),
+    );
+    expect(got.result).toMatchObject({ taskId: 'task-1', resultType: 'complete' });
+    const mismatch = await endpoint.handle(
+      modern('tasks/cancel', { taskId: 'task-1' }, { headers: { 'mcp-name': 'task-2' } }),
+      EXTRA,
+    );
+    expect(mismatch.status).toBe(400);
+    expect(reply(mismatch).error?.code).toBe(-32020);
+    const missing = await endpoint.handle(modern('tasks/get', { taskId: 'task-1' }), EXTRA);
+    expect(reply(missing).error?.code).toBe(-32020);
+    // The 2025 revisions are not offered the extension.
+    expect(
+      reply(await endpoint.handle(legacy('tasks/get', { taskId: 'x' }), EXTRA)).error?.code,
+    ).toBe(-32601);
+    // Not advertised: not served.
+    const { endpoint: plain } = setup({ handlers: taskHandlers() });
+    const none = await plain.handle(
+      modern('tasks/get', { taskId: 'x' }, { headers: { 'mcp-name': 'x' } }),
+      EXTRA,
+    );
+    expect(none.status).toBe(404);
+    const discover = reply(await endpoint.handle(modern('server/discover'), EXTRA));
+    expect(discover.result?.capabilities).toMatchObject({ extensions: { [TASKS]: {} } });
+  });
+
+  it('refuses to advertise the extension without its handlers, and a task from another method', async () => {
+    expect(() => setup({ capabilities: WITH_TASKS })).toThrow(/tasks\/get has no handler/);
+    const { endpoint, onInternalError } = setup({
+      capabilities: WITH_TASKS,
+      handlers: {
+        ...taskHandlers(),
+        'prompts/get': handlerReturning({ kind: 'task', task: TASK }),
+      },
+    });
+    const res = await endpoint.handle(modern('prompts/get', { name: 'p' }), EXTRA);
+    expect(reply(res).error?.code).toBe(-32603);
+    expect(onInternalError).toHaveBeenCalledOnce();
   });
 });

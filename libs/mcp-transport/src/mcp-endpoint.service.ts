@@ -11,6 +11,7 @@ import type {
   McpServerCapabilities,
 } from './mcp-endpoint.types.js';
 import {
+  advertises,
   CACHEABLE_METHODS,
   HANDLED_METHOD_CAPABILITY,
   HANDLED_METHODS,
@@ -27,6 +28,7 @@ import {
   META_SERVER_INFO,
   MODERN_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
+  TASK_METHODS,
 } from './mcp-protocol.constants.js';
 import { PendingClientRequests } from './pending-client-requests.js';
 import {
@@ -196,10 +198,10 @@ export class McpEndpointService<TExtra> {
         handler,
         cacheable: CACHEABLE_METHODS.has(method),
         allowsInputRequired: INPUT_REQUIRED_METHODS.has(method),
+        allowsTask: TASK_METHODS.has(method),
       };
-      const capability = HANDLED_METHOD_CAPABILITY[method];
-      if (legacyCaps[capability] !== undefined) legacy.set(method, route);
-      if (modernCaps[capability] !== undefined) modern.set(method, route);
+      if (advertises(legacyCaps, method)) legacy.set(method, route);
+      if (advertises(modernCaps, method)) modern.set(method, route);
     }
     const { toLegacy, toModern } = otherEraHints(legacy, modern);
     this.legacy = new LegacyEra<TExtra>({
@@ -364,12 +366,18 @@ function assertServable<TExtra>(
   handlers: McpEndpointOptions<TExtra>['handlers'],
 ): void {
   for (const method of HANDLED_METHODS) {
-    const capability = HANDLED_METHOD_CAPABILITY[method];
-    if (capabilities[capability] !== undefined && handlers[method] === undefined) {
+    if (advertises(capabilities, method) && handlers[method] === undefined) {
+      const capability = HANDLED_METHOD_CAPABILITY[method];
+      const name = typeof capability === 'string' ? capability : capability.extension;
       throw new Error(
-        `McpEndpointService: ${era} capability '${capability}' is advertised but ${method} has no handler`,
+        `McpEndpointService: ${era} capability '${name}' is advertised but ${method} has no handler`,
       );
     }
+  }
+  // The 2025 revisions have a tasks utility of their own (another shape), which this server
+  // does not speak: the extension is a 2026-07-28 one.
+  if (era === 'legacy' && isJsonObject(capabilities.extensions)) {
+    throw new Error('McpEndpointService: legacy capabilities cannot advertise extensions');
   }
   for (const capability of ['tools', 'prompts', 'resources']) {
     const advertised = capabilities[capability];

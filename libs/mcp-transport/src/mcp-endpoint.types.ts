@@ -90,6 +90,15 @@ export type McpHandlerOutcome =
       kind: 'input_required';
       inputRequests?: Record<string, unknown>;
       requestState?: string;
+    }
+  | {
+      /**
+       * Modern `tools/call` only (the tasks extension): a task was created. `task` holds its
+       * fields (`taskId`, `status`, timestamps, `ttlMs`, `pollIntervalMs`); the endpoint answers
+       * them flat, with `resultType: "task"`.
+       */
+      kind: 'task';
+      task: Record<string, unknown>;
     };
 
 /**

@@ -1,3 +1,5 @@
+import { isJsonObject } from '@app/common';
+
 /**
  * Protocol constants shared by both MCP eras: revisions, `_meta` keys, JSON-RPC error codes and the
  * methods this transport knows about. Everything here is static data; no per-request work.
@@ -102,16 +104,31 @@ export const HANDLED_METHODS = [
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ] as const;
 
 export type HandledMethod = (typeof HANDLED_METHODS)[number];
 export type CapabilityKey = 'tools' | 'resources' | 'prompts' | 'completions';
 
+/** The tasks extension (SEP-2663), advertised under `capabilities.extensions` (2026-07-28 only). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** Whether a request's declared capabilities (or a server's) include the extension `id`. */
+export function declaresExtension(capabilities: Record<string, unknown>, id: string): boolean {
+  const extensions = capabilities.extensions;
+  return isJsonObject(extensions) && extensions[id] !== undefined;
+}
+
 /**
  * The server capability each handled method belongs to: the method is served in an era only when a
- * handler exists AND that era's advertised capabilities contain the key.
+ * handler exists AND that era's advertised capabilities contain the key (for an extension's
+ * methods, `capabilities.extensions` names the extension).
  */
-export const HANDLED_METHOD_CAPABILITY: Readonly<Record<HandledMethod, CapabilityKey>> = {
+export const HANDLED_METHOD_CAPABILITY: Readonly<
+  Record<HandledMethod, CapabilityKey | { extension: string }>
+> = {
   'tools/list': 'tools',
   'tools/call': 'tools',
   'resources/list': 'resources',
@@ -120,7 +137,18 @@ export const HANDLED_METHOD_CAPABILITY: Readonly<Record<HandledMethod, Capabilit
   'prompts/list': 'prompts',
   'prompts/get': 'prompts',
   'completion/complete': 'completions',
+  'tasks/get': { extension: TASKS_EXTENSION },
+  'tasks/update': { extension: TASKS_EXTENSION },
+  'tasks/cancel': { extension: TASKS_EXTENSION },
 };
+
+/** Whether `capabilities` advertise what `method` belongs to. */
+export function advertises(capabilities: Record<string, unknown>, method: HandledMethod): boolean {
+  const capability = HANDLED_METHOD_CAPABILITY[method];
+  return typeof capability === 'string'
+    ? capabilities[capability] !== undefined
+    : declaresExtension(capabilities, capability.extension);
+}
 
 /** The protocol's reserved metadata member of params and results. */
 export const META_FIELD = '_meta';
@@ -134,6 +162,9 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   'resources/templates/list',
   'resources/read',
 ]);
+
+/** The only method that may answer with a task (`resultType: "task"`, the tasks extension). */
+export const TASK_METHODS: ReadonlySet<string> = new Set(['tools/call']);
 
 /** The only methods that may answer `input_required` (SEP-2322). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([

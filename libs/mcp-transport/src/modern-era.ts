@@ -53,11 +53,17 @@ export type ModernRoute<TExtra> = { kind: 'discover' } | HandlerRoute<TExtra>;
 
 const DEFAULT_CACHE_HINT: McpCacheHint = { ttlMs: 0, cacheScope: 'private' };
 
-/** The header whose value must equal a body field, per method (SEP-2243 `Mcp-Name`). */
-const MCP_NAME_SOURCE: ReadonlyMap<string, 'name' | 'uri'> = new Map([
+/**
+ * The header whose value must equal a body field, per method (SEP-2243 `Mcp-Name`; the tasks
+ * extension adds its methods' `taskId`).
+ */
+const MCP_NAME_SOURCE: ReadonlyMap<string, 'name' | 'uri' | 'taskId'> = new Map([
   ['tools/call', 'name'],
   ['prompts/get', 'name'],
   ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
 ]);
 
 export interface ModernEraOptions<TExtra> {
@@ -215,6 +221,15 @@ export class ModernEra<TExtra> {
         return JSON.stringify(body);
       });
       return reply.result(to, json);
+    }
+
+    if (outcome.kind === 'task') {
+      if (!route.allowsTask) throw new Error(`${ctx.method} returned a task; only tools/call may`);
+      if (!isJsonObject(outcome.task) || typeof outcome.task.taskId !== 'string')
+        throw new Error(`${ctx.method}: a task needs a string taskId`);
+      // Flat (Result & Task): the task's own fields at the top level, no `task` wrapper.
+      const body = { ...outcome.task, resultType: 'task', [META_FIELD]: serverInfoMeta };
+      return reply.result(to, JSON.stringify(body));
     }
 
     if (!route.allowsInputRequired) {
