@@ -59,7 +59,8 @@ export async function postMcp(
 
 /**
  * A 2026-07-28 request as a conforming client sends it: `MCP-Protocol-Version`, `Mcp-Method`,
- * `Mcp-Name` headers and the three reserved `_meta` keys.
+ * `Mcp-Name` (a tool's or prompt's name, a resource's URI, a task's id) headers and the three
+ * reserved `_meta` keys.
  */
 export function modernRequest(
   baseUrl: string,
@@ -68,12 +69,9 @@ export function modernRequest(
   params: Record<string, unknown>,
   options: ModernOptions = {},
 ): Promise<WireResponse> {
-  const name =
-    typeof params.name === 'string'
-      ? params.name
-      : typeof params.uri === 'string'
-        ? params.uri
-        : undefined;
+  const name = [params.name, params.uri, params.taskId].find(
+    (v): v is string => typeof v === 'string',
+  );
   const body = {
     jsonrpc: '2.0',
     id: options.id ?? nextId++,

@@ -49,6 +49,26 @@ export type ApprovalOutcome =
   | { kind: 'replayed'; approval: Approval };
 
 /**
+ * What a task waiting for request `approvalId` may do now ({@link ApprovalRequests.forTask}): as
+ * {@link ApprovalOutcome}, and `superseded` when the request was asked under another version of
+ * the policy than the one in force (it no longer counts; nothing runs).
+ */
+export type TaskApprovalOutcome =
+  | Exclude<ApprovalOutcome, { kind: 'pending' }>
+  | { kind: 'pending'; approval: Approval }
+  | { kind: 'superseded'; approval: Approval };
+
+/** A task's approval request, judged for its requester under the policy in force. */
+export interface TaskApprovalCall {
+  approvalId: string;
+  caller: CallerContext;
+  policy: { version: number; expirySeconds: number };
+}
+
+/** What withdrawing a task's request did: closed it, found it already used, or already closed. */
+export type Withdrawal = 'withdrawn' | 'executed' | 'closed';
+
+/**
  * The gate's side of four-eyes approval: finds the request a tool call is bound to (requester
  * person and token, tool, arguments digest, policy version), or records a new one and tells the
  * organisation's admins. Every change is audited in its own transaction with the requester as the
@@ -88,7 +108,13 @@ export class ApprovalRequests {
         // Asked (and perhaps decided) under another version of the policy: it no longer counts.
         superseded = await this.approvals.supersede(approval.id, call.policy.version);
       } else if (approval.status === 'approved') {
-        const used = await this.consume(approval, binding, call, actor);
+        const used = await this.consume(
+          approval,
+          binding,
+          call.policy.version,
+          call.caller.requestId,
+          actor,
+        );
         return used === undefined
           ? { kind: 'replayed', approval }
           : { kind: 'run', approval: used };
@@ -171,20 +197,95 @@ export class ApprovalRequests {
     return { kind: 'pending', approval: open.approval, created: false, superseded };
   }
 
+  /**
+   * The request a task waits for, found by its id for its requester (their person and
+   * organisation: the task's owner, whichever of their tokens polls), judged as the retry of a
+   * call would be: lapsed → expired; asked under another policy version → superseded; approved →
+   * used once by the one caller whose conditional update wins (the same single use as a retry);
+   * denied / expired are marked told, so no later retry reports them again. Throws when the
+   * request is not the caller's (the task names it, so that is a fault, not an answer).
+   */
+  async forTask(call: TaskApprovalCall): Promise<TaskApprovalOutcome> {
+    const p = call.caller.principal;
+    const found = await this.approvals.findRequested(call.approvalId, p.organizationId, p.userId);
+    if (found === undefined)
+      throw new Error(`Approval request ${call.approvalId} is not the caller's`);
+    const { approval, lapsed } = found;
+    const actor = this.audit.memberActor(call.caller);
+    if (approval.status === 'pending' || approval.status === 'approved') {
+      if (lapsed) {
+        await this.expire(approval, actor);
+        await this.approvals.markReported(approval.id);
+        return { kind: 'expired', approval: { ...approval, status: 'expired' } };
+      }
+      if (approval.policyVersion !== call.policy.version) {
+        await this.approvals.supersede(approval.id, call.policy.version);
+        return { kind: 'superseded', approval };
+      }
+      if (approval.status === 'pending') return { kind: 'pending', approval };
+      const used = await this.consume(
+        approval,
+        bindingOf(approval),
+        call.policy.version,
+        call.caller.requestId,
+        actor,
+      );
+      return used === undefined ? { kind: 'replayed', approval } : { kind: 'run', approval: used };
+    }
+    switch (approval.status) {
+      case 'denied':
+        await this.approvals.markReported(approval.id);
+        return { kind: 'denied', approval };
+      case 'expired':
+        await this.approvals.markReported(approval.id);
+        return { kind: 'expired', approval };
+      case 'executed':
+        return { kind: 'replayed', approval };
+      case 'superseded':
+        return { kind: 'superseded', approval };
+      default:
+        return unreachable(approval.status);
+    }
+  }
+
+  /**
+   * The requester withdraws the request a task waits for (they cancelled the task): an open
+   * request is closed (`expired`, told), audited as `approval.withdrawn` with the requester as
+   * actor, and no admin can decide it any more. One already used cannot be withdrawn.
+   */
+  async withdraw(approvalId: string, caller: CallerContext): Promise<Withdrawal> {
+    const p = caller.principal;
+    const actor = this.audit.memberActor(caller);
+    const withdrawn = await this.ds.transaction(async (tx) => {
+      const closed = await this.approvals.withdraw(tx, approvalId, p.organizationId, p.userId);
+      if (closed === undefined) return undefined;
+      await this.audit.record(
+        tx,
+        {
+          action: 'approval.withdrawn',
+          resourceType: 'approval',
+          resourceId: closed.id,
+          resourceLabel: labelOf(closed),
+          changes: { status: { before: 'pending', after: 'expired' } },
+        },
+        actor,
+      );
+      return closed;
+    });
+    if (withdrawn !== undefined) return 'withdrawn';
+    const found = await this.approvals.findRequested(approvalId, p.organizationId, p.userId);
+    return found?.approval.status === 'executed' ? 'executed' : 'closed';
+  }
+
   private consume(
     approval: Approval,
     binding: ApprovalBinding,
-    call: ApprovalCall,
+    policyVersion: number,
+    requestId: string,
     actor: AuditActor,
   ): Promise<Approval | undefined> {
     return this.ds.transaction(async (tx) => {
-      const used = await this.approvals.consume(
-        tx,
-        approval.id,
-        binding,
-        call.policy.version,
-        call.caller.requestId,
-      );
+      const used = await this.approvals.consume(tx, approval.id, binding, policyVersion, requestId);
       if (used === undefined) return undefined;
       await this.audit.record(
         tx,
@@ -255,6 +356,17 @@ export class ApprovalRequests {
       );
     }
   }
+}
+
+/** The binding a request was recorded under (its own, whichever token presents it now). */
+function bindingOf(a: Approval): ApprovalBinding {
+  return {
+    organizationId: a.organizationId,
+    tokenId: a.tokenId,
+    userId: a.userId,
+    tool: a.tool,
+    argumentsDigest: a.argumentsDigest,
+  };
 }
 
 /** How the audit trail names a request: the tool and what it acts on. */

@@ -205,6 +205,42 @@ export class ApprovalsRepository {
     return rows.length === 1;
   }
 
+  /** The requester's own request `id` (their person and organisation), with whether it lapsed. */
+  async findRequested(
+    id: string,
+    organizationId: string,
+    userId: string,
+  ): Promise<FoundApproval | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const rows = await this.ds.query<Array<ApprovalRow & { lapsed: boolean }>>(
+      `SELECT ${COLUMNS}, expires_at <= now() AS lapsed FROM mcp_approvals
+        WHERE id = $1 AND organization_id = $2 AND user_id = $3`,
+      [id, organizationId, userId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { approval: toApproval(row), lapsed: row.lapsed };
+  }
+
+  /**
+   * The requester withdraws their open request (`pending` or `approved`, not yet used): it is
+   * closed as `expired` and counts as told, so no retry reports it. Undefined when it was not open.
+   */
+  async withdraw(
+    tx: EntityManager,
+    id: string,
+    organizationId: string,
+    userId: string,
+  ): Promise<Approval | undefined> {
+    const [rows] = await tx.query<[ApprovalRow[], number]>(
+      `UPDATE mcp_approvals SET status = 'expired', reported_at = now()
+        WHERE id = $1 AND organization_id = $2 AND user_id = $3 AND status IN ('pending', 'approved')
+        RETURNING ${COLUMNS}`,
+      [id, organizationId, userId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : toApproval(row);
+  }
+
   /** The tool of the organisation's request `id`; undefined when there is none. */
   async toolOf(organizationId: string, id: string): Promise<string | undefined> {
     if (!UUID.test(id)) return undefined;

@@ -4,6 +4,9 @@ export {
   ApprovalRequests,
   type ApprovalCall,
   type ApprovalOutcome,
+  type TaskApprovalCall,
+  type TaskApprovalOutcome,
+  type Withdrawal,
 } from './approval-requests.service.js';
 export { APPROVAL_ENDPOINTS } from './approvals.endpoints.js';
 export { APPROVAL_STATUSES, type Approval, type ApprovalStatus } from './approval.js';

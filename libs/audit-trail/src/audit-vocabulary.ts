@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'confirmation.confirmed',
   'confirmation.declined',
   'confirmation.refused',
+  'approval.withdrawn',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -5,6 +5,7 @@ import { clientInputTools } from './client-input-tools.js';
 import { contentTools } from './content-tools.js';
 import { prompts } from './prompts.js';
 import { resources } from './resources.js';
+import { taskTools } from './task-tools.js';
 
 /**
  * The MCP conformance suite's fixtures (the tools, prompts and resources its scenarios drive by
@@ -13,7 +14,7 @@ import { resources } from './resources.js';
 export function conformanceFixtures(codec: RequestStateCodec): McpExtension {
   const input = new ClientInput(codec);
   return {
-    tools: [...contentTools(), ...clientInputTools(input)],
+    tools: [...contentTools(), ...clientInputTools(input), ...taskTools(input)],
     prompts: prompts(input),
     resources: resources(),
   };

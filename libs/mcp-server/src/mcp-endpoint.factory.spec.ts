@@ -7,6 +7,7 @@ import {
   type McpCallExtra,
   type PromptsHandler,
   type ResourcesHandler,
+  type TasksHandler,
   type ToolExecutor,
 } from '@app/mcp-tools';
 import { MetricsService } from '@app/metrics';
@@ -38,6 +39,7 @@ function setup(
     resources: {} as ResourcesHandler,
     prompts: {} as PromptsHandler,
     completions: {} as CompletionsHandler,
+    tasks: {} as TasksHandler,
     requestMetrics,
     logger,
     version: '1.2.3',

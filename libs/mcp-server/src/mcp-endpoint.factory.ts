@@ -3,6 +3,7 @@ import { AppConfig, serverSecretKeys } from '@app/config';
 import {
   McpEndpointService,
   McpSessionIdCodec,
+  TASKS_EXTENSION,
   type McpCacheHint,
   type McpServerCapabilities,
   type McpSessionIds,
@@ -12,6 +13,7 @@ import {
   CompletionsHandler,
   PromptsHandler,
   ResourcesHandler,
+  TasksHandler,
   ToolCatalog,
   ToolExecutor,
   type McpCallExtra,
@@ -31,11 +33,18 @@ export const MCP_SERVER_TITLE = 'Platform';
  * `completions` (argument completion for prompts and resource templates) exists in every revision
  * we speak (since 2025-03-26), so both eras advertise it. Neither advertises
  * `listChanged`/`subscribe`: the set never changes at run time and the stateless transport has no
- * stream to announce it on.
+ * stream to announce it on. 2026-07-28 advertises the tasks extension (`docs/adr/0013`): a call
+ * waiting for an admin's approval is a task for a client that declares it.
  */
 export const MCP_CAPABILITIES: { legacy: McpServerCapabilities; modern: McpServerCapabilities } = {
   legacy: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
-  modern: { tools: {}, resources: {}, prompts: {}, completions: {} },
+  modern: {
+    tools: {},
+    resources: {},
+    prompts: {},
+    completions: {},
+    extensions: { [TASKS_EXTENSION]: {} },
+  },
 };
 
 /**
@@ -51,6 +60,7 @@ export interface McpEndpointDependencies {
   resources: ResourcesHandler;
   prompts: PromptsHandler;
   completions: CompletionsHandler;
+  tasks: TasksHandler;
   requestMetrics: McpRequestMetrics;
   logger: Pick<Logger, 'error'>;
   version: string;
@@ -62,8 +72,17 @@ export interface McpEndpointDependencies {
 
 /** The one MCP endpoint: server identity, capabilities, and the `method → handler` map. */
 export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointService<McpCallExtra> {
-  const { catalog, executor, resources, prompts, completions, requestMetrics, logger, tracing } =
-    deps;
+  const {
+    catalog,
+    executor,
+    resources,
+    prompts,
+    completions,
+    tasks,
+    requestMetrics,
+    logger,
+    tracing,
+  } = deps;
   return new McpEndpointService<McpCallExtra>({
     serverInfo: { name: MCP_SERVER_NAME, version: deps.version, title: MCP_SERVER_TITLE },
     instructions: MCP_SERVER_INSTRUCTIONS,
@@ -86,6 +105,9 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
       'prompts/list': (params, ctx) => prompts.list(params, ctx),
       'prompts/get': (params, ctx, extra) => prompts.get(params, ctx, extra),
       'completion/complete': (params, ctx, extra) => completions.complete(params, ctx, extra),
+      'tasks/get': (params, ctx, extra) => tasks.get(params, ctx, extra),
+      'tasks/update': (params, ctx, extra) => tasks.update(params, ctx, extra),
+      'tasks/cancel': (params, ctx, extra) => tasks.cancel(params, ctx, extra),
     },
     onInternalError: (error, ctx, extra) => {
       logger.error(
@@ -115,6 +137,7 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
     ResourcesHandler,
     PromptsHandler,
     CompletionsHandler,
+    TasksHandler,
     McpRequestMetrics,
     AppConfig,
   ],
@@ -124,6 +147,7 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
     resources: ResourcesHandler,
     prompts: PromptsHandler,
     completions: CompletionsHandler,
+    tasks: TasksHandler,
     requestMetrics: McpRequestMetrics,
     config: AppConfig,
   ) =>
@@ -133,6 +157,7 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
       resources,
       prompts,
       completions,
+      tasks,
       requestMetrics,
       logger: new Logger('McpEndpoint'),
       version: readServerVersion(),

@@ -6,7 +6,7 @@ import {
   toEnvelope,
   type ErrorEnvelope,
 } from '@app/errors';
-import { ApprovalRequests, type ApprovalOutcome } from '@app/approvals';
+import { ApprovalRequests, type ApprovalOutcome, type TaskApprovalOutcome } from '@app/approvals';
 import { ConfirmationPolicyReader, type ConfirmationPolicy } from '@app/confirmation-policies';
 import type { CallerContext } from '@app/identity';
 import {
@@ -24,8 +24,10 @@ import {
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
 import {
+  declaresExtension,
   INVALID_PARAMS,
   McpError,
+  TASKS_EXTENSION,
   URL_ELICITATION_REQUIRED,
   type McpRequestContext,
 } from '@app/mcp-transport';
@@ -50,7 +52,19 @@ export type GateDecision =
     }
   | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope }
   /** A JSON-RPC error instead of a result (2025-11-25 `URLElicitationRequiredError`). */
-  | { kind: 'rpc_error'; confirmationId: string; error: McpError };
+  | { kind: 'rpc_error'; confirmationId: string; error: McpError }
+  /**
+   * `approval` with a client that declares the tasks extension: the call waits for request
+   * `approvalId` as a task (`working`, `message` says who resolves it) instead of a refusal.
+   */
+  | {
+      kind: 'await_approval';
+      confirmationId: null;
+      approvalId: string;
+      message: string;
+      expiresAt: Date;
+      expirySeconds: number;
+    };
 
 /** Form elicitation is declared as `elicitation: {}` (form implied) or `elicitation: { form: {} }`. */
 export function declaresFormElicitation(capabilities: Record<string, unknown>): boolean {
@@ -440,13 +454,81 @@ export class DestructiveToolGate {
     } catch (err) {
       throw new ConfirmationUnavailableError(err);
     }
+    return this.decide(tool, outcome, declaresExtension(ctx.clientCapabilities, TASKS_EXTENSION));
+  }
+
+  /**
+   * A task's approval request, polled by its requester (`tasks/get`): judged under the policy in
+   * force now, as the same call's retry would be. `proceed` means this caller used the approval
+   * (once, whatever the number of replicas and concurrent polls); `await_approval` that it still
+   * waits; `approval_denied` / `approval_expired` end the task; a policy that changed since (another
+   * version, or no longer `approval`) makes the request count for nothing (`approval_expired`).
+   */
+  async forApprovalTask(
+    tool: CompiledTool,
+    approvalId: string,
+    caller: CallerContext,
+  ): Promise<GateDecision> {
+    const policy = await this.policyOf(caller, tool.def.name);
+    if (policy.mode !== 'approval') {
+      return approvalRefused(
+        'approval_expired',
+        `The confirmation policy of ${tool.def.name} changed (mode "${policy.mode}") before approval request ` +
+          `${approvalId} was used, so it no longer counts. Nothing was run; call the tool again.`,
+        approvalId,
+      );
+    }
+    let outcome: TaskApprovalOutcome;
+    try {
+      outcome = await this.approvals.forTask({
+        approvalId,
+        caller,
+        policy: { version: policy.version, expirySeconds: policy.expirySeconds },
+      });
+    } catch (err) {
+      throw new ConfirmationUnavailableError(err);
+    }
+    if (outcome.kind === 'superseded') {
+      this.metrics.recordConfirmation('superseded');
+      return approvalRefused(
+        'approval_expired',
+        `Approval request ${approvalId} for ${tool.def.name} was asked under an older confirmation policy ` +
+          'and no longer counts. Nothing was run; call the tool again to request a new approval.',
+        approvalId,
+      );
+    }
+    return this.decide(
+      tool,
+      outcome.kind === 'pending' ? { ...outcome, created: false, superseded: false } : outcome,
+      true,
+    );
+  }
+
+  /** An approval request's state as the gate's decision; `asTask`: a pending one is awaited. */
+  private decide(tool: CompiledTool, outcome: ApprovalOutcome, asTask: boolean): GateDecision {
     const a = outcome.approval;
     switch (outcome.kind) {
       case 'run':
         this.metrics.recordConfirmation('consumed');
         return { kind: 'proceed', confirmationId: null, approvalId: a.id };
-      case 'pending':
+      case 'pending': {
         if (outcome.created) this.metrics.recordConfirmation('asked');
+        const whoDecides =
+          `A member of the organisation with the admin permission other than ${a.requesterName} ` +
+          "approves or denies it on the admin console's Approvals page. Nothing was run. ";
+        if (asTask) {
+          return {
+            kind: 'await_approval',
+            confirmationId: null,
+            approvalId: a.id,
+            message:
+              `${tool.def.name} runs only after another admin approves it: request ${a.id}, until ` +
+              `${a.expiresAt.toISOString()}. ${whoDecides}This task completes with the tool's result ` +
+              'once it is approved (poll tasks/get), or fails with approval_denied or approval_expired.',
+            expiresAt: a.expiresAt,
+            expirySeconds: a.expirySeconds,
+          };
+        }
         return approvalRefused(
           'approval_pending',
           `${tool.def.name} runs only after another admin approves it. ` +
@@ -455,11 +537,11 @@ export class DestructiveToolGate {
               : outcome.created
                 ? 'An approval was requested: '
                 : 'The approval request is still waiting: ') +
-            `request ${a.id}, until ${a.expiresAt.toISOString()}. A member of the organisation with the admin ` +
-            `permission other than ${a.requesterName} approves or denies it on the admin console's Approvals page. ` +
-            'Nothing was run. Once it is approved, call the tool again with the same arguments and it runs once.',
+            `request ${a.id}, until ${a.expiresAt.toISOString()}. ${whoDecides}` +
+            'Once it is approved, call the tool again with the same arguments and it runs once.',
           a.id,
         );
+      }
       case 'denied':
         this.metrics.recordConfirmation('declined');
         return approvalRefused(

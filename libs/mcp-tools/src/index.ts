@@ -17,6 +17,8 @@ export { AUTHORIZATION_REFUSED } from './mcp-refusals.js';
 export { assertFirstPage, ORGANIZATION_URI, ResourcesHandler } from './resources.handler.js';
 export { PromptsHandler } from './prompts.handler.js';
 export { CompletionsHandler } from './completions.handler.js';
+export { TasksHandler } from './tasks.handler.js';
+export { APPROVAL_TASK_FAILED } from './mcp-refusals.js';
 export {
   MCP_EXTENSIONS,
   matchUriTemplate,

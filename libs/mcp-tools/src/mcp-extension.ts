@@ -23,7 +23,27 @@ export interface ExtensionTool {
   annotations: ToolAnnotations;
   /** What the token needs (`{}`: any active member's token). */
   access: AccessRequirement;
-  /** Runs the call: a `CallToolResult`, or (2026-07-28) `input_required`. */
+  /**
+   * The tasks extension: `optional` — a client that declares it gets a task, any other the result
+   * at once; `required` — only as a task (others: -32021). Absent: never a task.
+   */
+  taskSupport?: 'optional' | 'required';
+  /**
+   * A task tool's synchronous first rounds (2026-07-28 MRTR): an outcome to answer before any task
+   * exists (e.g. `input_required`), or undefined to create the task now.
+   */
+  beforeTask?(
+    args: Record<string, unknown>,
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+    extra: McpCallExtra,
+  ): Promise<McpHandlerOutcome | undefined>;
+  /**
+   * Runs the call: a `CallToolResult`, or (2026-07-28) `input_required`. In a task it runs on the
+   * replica that created (or resumed) it, after the answer was sent: `ctx.channel` streams nothing
+   * and its `signal` aborts when the task is cancelled; `params.inputResponses` holds every answer
+   * the task received, and `input_required` parks the task until the client answers.
+   */
   run(
     args: Record<string, unknown>,
     params: Record<string, unknown>,

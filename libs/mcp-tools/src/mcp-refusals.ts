@@ -28,6 +28,15 @@ import { INVALID_PARAMS, McpError } from '@app/mcp-transport';
 export const AUTHORIZATION_REFUSED = -31403;
 
 /**
+ * JSON-RPC error code of a task that waited for an admin's approval and ended without running:
+ * denied or expired (`failed`, the error inlined in `tasks/get`). In the application range like
+ * {@link AUTHORIZATION_REFUSED}; 410 echoes that this call will never run. `message` is the
+ * envelope's message and `data` the whole API envelope (`approval_denied` with the reason, or
+ * `approval_expired`), as a client without tasks reads it in `isError`.
+ */
+export const APPROVAL_TASK_FAILED = -31410;
+
+/**
  * The four authorization outcomes (each names who can fix it: the client, the person, an admin, or
  * nobody), as their envelope codes.
  */

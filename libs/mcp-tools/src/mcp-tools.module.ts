@@ -6,16 +6,22 @@ import { ConfirmationPolicyReaderModule } from '@app/confirmation-policies';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
 import { ToolCallHistoryModule } from '@app/mcp-history';
+import { McpTasksModule } from '@app/mcp-tasks';
 import { CompletionsHandler } from './completions.handler.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import { PromptsHandler } from './prompts.handler.js';
 import { ResourcesHandler } from './resources.handler.js';
+import { TaskRunner } from './task-runner.js';
+import { TasksHandler } from './tasks.handler.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import { ToolCallObserver } from './tool-call.observer.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { ToolExecutor } from './tool-executor.js';
 
-/** The MCP tools: registry, the one executor, in-process REST dispatch, confirmation gate. */
+/**
+ * The MCP tools: registry, the one executor, in-process REST dispatch, confirmation gate, and the
+ * tasks extension's methods.
+ */
 @Module({
   imports: [
     DiscoveryModule,
@@ -25,6 +31,7 @@ import { ToolExecutor } from './tool-executor.js';
     ToolCallHistoryModule,
     ConfirmationPolicyReaderModule,
     ApprovalRequestsModule,
+    McpTasksModule,
   ],
   providers: [
     RestDispatcher,
@@ -35,6 +42,8 @@ import { ToolExecutor } from './tool-executor.js';
     ResourcesHandler,
     PromptsHandler,
     CompletionsHandler,
+    TaskRunner,
+    TasksHandler,
   ],
   exports: [
     RestDispatcher,
@@ -43,6 +52,7 @@ import { ToolExecutor } from './tool-executor.js';
     ResourcesHandler,
     PromptsHandler,
     CompletionsHandler,
+    TasksHandler,
   ],
 })
 export class McpToolsModule {}

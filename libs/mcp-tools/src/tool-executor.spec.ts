@@ -17,6 +17,8 @@ import type { McpCallExtra } from './mcp-call-extra.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
 import type { ToolCallObserver, ToolCallOutcome } from './tool-call.observer.js';
 import { ToolCatalog } from './tool-catalog.js';
+import type { TasksRepository } from '@app/mcp-tasks';
+import type { TaskRunner } from './task-runner.js';
 import { ToolExecutor } from './tool-executor.js';
 
 const USER_ID = '6f1c2a8e-0d7b-4c39-9a51-1b2e3c4d5e6f';
@@ -63,6 +65,8 @@ function setup(answers: { rest?: RestResponse[]; gate?: GateDecision } = {}) {
     { check } as unknown as DestructiveToolGate,
     { completed } as unknown as ToolCallObserver,
     new PolicyTools(),
+    {} as unknown as TaskRunner,
+    {} as unknown as TasksRepository,
   );
   return { executor, dispatched, observed, check };
 }

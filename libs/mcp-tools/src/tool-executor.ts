@@ -6,10 +6,12 @@ import { PolicyTools } from '@app/confirmation-policies';
 import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
+  declaresExtension,
   McpError,
   INTERNAL_ERROR,
   INVALID_PARAMS,
   rpcErrorStatus,
+  TASKS_EXTENSION,
   UNCODED_TOOL_ERROR,
   type ToolCallStatus,
   type McpHandlerOutcome,
@@ -28,6 +30,16 @@ import {
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import { ToolCallObserver } from './tool-call.observer.js';
+import { TasksRepository, type McpTask, type TaskError } from '@app/mcp-tasks';
+import {
+  APPROVAL_TASK_GRACE_MS,
+  APPROVAL_TASK_POLL_MS,
+  TaskRunner,
+  taskFields,
+  TOOL_TASK_POLL_MS,
+  TOOL_TASK_TTL_MS,
+} from './task-runner.js';
+import { APPROVAL_TASK_FAILED } from './mcp-refusals.js';
 
 /** Thrown by the REST layer for an unexpected failure: the MCP caller gets -32603, never the text. */
 class UpstreamInternalError extends Error {}
@@ -60,6 +72,12 @@ const SPAN_DISPATCH = 'mcp.dispatch';
 const ATTR_ARGUMENTS = 'gen_ai.tool.call.arguments';
 const ATTR_RESULT = 'gen_ai.tool.call.result';
 
+/**
+ * How long one replica holds an approval task while it runs the approved tool: concurrent polls
+ * meanwhile see it `working`; a replica that died mid-run frees it after this.
+ */
+const APPROVAL_TASK_LEASE_SECONDS = 60;
+
 const NOTHING_YET: Progress = {
   args: undefined,
   confirmationId: null,
@@ -83,6 +101,8 @@ export class ToolExecutor implements OnApplicationBootstrap {
     private readonly gate: DestructiveToolGate,
     private readonly observer: ToolCallObserver,
     private readonly policyTools: PolicyTools,
+    private readonly runner: TaskRunner,
+    private readonly tasks: TasksRepository,
   ) {}
 
   /**
@@ -106,12 +126,8 @@ export class ToolExecutor implements OnApplicationBootstrap {
     ctx: McpRequestContext,
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
-    const started = performance.now();
-    const stamp: Stamp = {
-      id: randomUUID(),
-      started,
-      receivedAt: preciseTimestamp(performance.timeOrigin + started),
-    };
+    const stamp = newStamp();
+    const { started } = stamp;
     const name = params.name;
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: tool name is required');
@@ -197,6 +213,30 @@ export class ToolExecutor implements OnApplicationBootstrap {
             return refusedWith(decision.envelope, progress);
           case 'rpc_error':
             return failed(decision.error, ctx, progress);
+          case 'await_approval': {
+            // A client that speaks tasks waits for the admins' decision as a task, not a refusal.
+            const task = await this.runner.create(extra.principal, {
+              tool: tool.def.name,
+              arguments: args,
+              approvalId: decision.approvalId,
+              statusMessage: decision.message,
+              inputResponses: {},
+              // The request may be decided until it lapses, and used for as long again after.
+              ttlMs: Math.max(
+                1,
+                decision.expiresAt.getTime() -
+                  Date.now() +
+                  decision.expirySeconds * 1000 +
+                  APPROVAL_TASK_GRACE_MS,
+              ),
+              pollIntervalMs: APPROVAL_TASK_POLL_MS,
+            });
+            return {
+              ...progress,
+              status: 'approval_pending',
+              outcome: { kind: 'task', task: taskFields(task) },
+            };
+          }
           case 'proceed':
             progress = { ...progress, consumedConfirmation: decision.confirmationId !== null };
             caller.confirmationId = decision.confirmationId;
@@ -205,45 +245,179 @@ export class ToolExecutor implements OnApplicationBootstrap {
             return unreachable(decision);
         }
       }
-
-      // A write's history row commits in the write's own transaction, with its audit event: the
-      // call is answered ok only once all three are in, and none is left without the others.
-      let historyWritten = false;
-      if (!tool.def.annotations.readOnlyHint) {
-        caller.withWrite = async (tx) => {
-          await this.observer.recordWithWrite(
-            {
-              id: stamp.id,
-              tool: tool.def.name,
-              attemptedTool: tool.def.name,
-              receivedAt: stamp.receivedAt,
-              readOnly: false,
-              ctx,
-              extra,
-              status: 'ok',
-              confirmationId: progress.confirmationId,
-              consumedConfirmation: progress.consumedConfirmation,
-              args,
-              durationMs: performance.now() - stamp.started,
-            },
-            tx,
-          );
-          historyWritten = true;
-        };
-      }
-      const response = await this.dispatch(tool, args, caller);
-      caller.withWrite = undefined;
-      if (response.status < 200 || response.status >= 300) {
-        // Its transaction rolled back, the row with it: the observer writes the refusal's row.
-        return refusedWith(asEnvelope(response), progress);
-      }
-      const result =
-        response.body === undefined || response.body === null
-          ? successResult({}, ctx.protocolVersion)
-          : successResult(response.body, ctx.protocolVersion, response.text);
-      return { ...progress, status: 'ok', historyWritten, outcome: { kind: 'complete', result } };
+      return await this.dispatchDecided(tool, args, ctx, extra, stamp, progress, caller);
     } catch (err) {
       return failed(err, ctx, progress);
+    }
+  }
+
+  /** Runs a tool whose checks and confirmation passed: dispatch, then the REST answer as a result. */
+  private async dispatchDecided(
+    tool: CompiledTool,
+    args: Record<string, unknown>,
+    ctx: McpRequestContext,
+    extra: McpCallExtra,
+    stamp: Stamp,
+    progress: Progress,
+    caller: CallerContext,
+  ): Promise<Executed> {
+    // A write's history row commits in the write's own transaction, with its audit event: the
+    // call is answered ok only once all three are in, and none is left without the others.
+    let historyWritten = false;
+    if (!tool.def.annotations.readOnlyHint) {
+      caller.withWrite = async (tx) => {
+        await this.observer.recordWithWrite(
+          {
+            id: stamp.id,
+            tool: tool.def.name,
+            attemptedTool: tool.def.name,
+            receivedAt: stamp.receivedAt,
+            readOnly: false,
+            ctx,
+            extra,
+            status: 'ok',
+            confirmationId: progress.confirmationId,
+            consumedConfirmation: progress.consumedConfirmation,
+            args,
+            durationMs: performance.now() - stamp.started,
+          },
+          tx,
+        );
+        historyWritten = true;
+      };
+    }
+    const response = await this.dispatch(tool, args, caller);
+    caller.withWrite = undefined;
+    if (response.status < 200 || response.status >= 300) {
+      // Its transaction rolled back, the row with it: the observer writes the refusal's row.
+      return refusedWith(asEnvelope(response), progress);
+    }
+    const result =
+      response.body === undefined || response.body === null
+        ? successResult({}, ctx.protocolVersion)
+        : successResult(response.body, ctx.protocolVersion, response.text);
+    return { ...progress, status: 'ok', historyWritten, outcome: { kind: 'complete', result } };
+  }
+
+  /**
+   * `tasks/get` of a task that waits for an admin's approval, by its requester: one replica at a
+   * time (a lease on the task) asks the gate about the request under the policy in force. Still
+   * pending: unchanged. Approved: this caller uses it once and the tool runs now, with the
+   * poller's own credentials (the four checks again), its history row and audit trail as any
+   * call's; the task completes with the result (an API refusal is `isError` in it). Denied or
+   * expired: the task fails with the API envelope. Returns the task as it is after.
+   */
+  async advanceApprovalTask(
+    task: McpTask,
+    ctx: McpRequestContext,
+    extra: McpCallExtra,
+  ): Promise<McpTask> {
+    const owner = { organizationId: task.organizationId, userId: task.userId };
+    if (task.approvalId === null || task.status !== 'working') return task;
+    if (!(await this.tasks.claim(task.id, APPROVAL_TASK_LEASE_SECONDS))) return task;
+    try {
+      await this.decideApprovalTask(task, task.approvalId, ctx, extra);
+    } finally {
+      await this.tasks.release(task.id);
+    }
+    return (await this.tasks.findOwned(task.id, owner)) ?? task;
+  }
+
+  private async decideApprovalTask(
+    task: McpTask,
+    approvalId: string,
+    ctx: McpRequestContext,
+    extra: McpCallExtra,
+  ): Promise<void> {
+    const tool = this.catalog.get(task.tool);
+    if (tool === undefined) {
+      await this.tasks.fail(task.id, this.runner.taskError(new Error('no such tool'), task, extra));
+      return;
+    }
+    const caller: CallerContext = {
+      principal: extra.principal,
+      channel: 'mcp',
+      clientName: clientNameOf(ctx, extra),
+      confirmationId: null,
+      requestId: extra.requestId,
+    };
+    const refusal = this.policy.evaluate(extra.principal, tool.access);
+    if (refusal !== null) {
+      await this.tasks.complete(task.id, errorResult(refusal.toEnvelope()));
+      return;
+    }
+    let decision;
+    try {
+      decision = await this.gate.forApprovalTask(tool, approvalId, caller);
+    } catch (err) {
+      // The database could not answer: the task stays as it is; the next poll asks again.
+      this.logger.warn(
+        { err, requestId: extra.requestId, taskId: task.id },
+        'approval task not advanced',
+      );
+      return;
+    }
+    switch (decision.kind) {
+      case 'await_approval':
+      case 'input_required':
+      case 'rpc_error': // not answered for `approval` (URL elicitation is the `verified` mode's)
+        return;
+      case 'refused': {
+        const code = decision.envelope.error.code;
+        if (code === 'approval_denied' || code === 'approval_expired')
+          await this.tasks.fail(task.id, approvalTaskError(decision.envelope));
+        // `confirmation_replayed`: the approval was used by another call (a retry without tasks,
+        // or another task of the same call) while this task holds its lease, so it never runs
+        // here: the task ends as that retry would, with the tool error.
+        else await this.tasks.complete(task.id, errorResult(decision.envelope));
+        return;
+      }
+      case 'proceed':
+        break;
+      default:
+        unreachable(decision);
+    }
+    const stamp = newStamp();
+    let executed: Executed;
+    const progress: Progress = {
+      args: task.arguments,
+      confirmationId: null,
+      consumedConfirmation: false,
+    };
+    try {
+      executed = await this.dispatchDecided(
+        tool,
+        task.arguments,
+        ctx,
+        extra,
+        stamp,
+        progress,
+        caller,
+      );
+    } catch (err) {
+      executed = failed(err, ctx, progress);
+    }
+    await this.observer.completed(
+      {
+        id: stamp.id,
+        tool: tool.def.name,
+        attemptedTool: tool.def.name,
+        receivedAt: stamp.receivedAt,
+        readOnly: tool.def.annotations.readOnlyHint,
+        ctx,
+        extra,
+        status: executed.status,
+        confirmationId: null,
+        consumedConfirmation: false,
+        args: task.arguments,
+        durationMs: performance.now() - stamp.started,
+      },
+      { historyWritten: executed.historyWritten === true },
+    );
+    if (executed.outcome?.kind === 'complete') {
+      await this.tasks.complete(task.id, executed.outcome.result);
+    } else {
+      await this.tasks.fail(task.id, this.runner.taskError(executed.error, task, extra));
     }
   }
 
@@ -264,14 +438,28 @@ export class ToolExecutor implements OnApplicationBootstrap {
       progress = { ...progress, args };
       const refusal = this.policy.evaluate(extra.principal, tool.access);
       if (refusal !== null) return refusedWith(refusal.toEnvelope(), progress);
+      const speaksTasks =
+        ctx.era === 'modern' && declaresExtension(ctx.clientCapabilities, TASKS_EXTENSION);
+      if (tool.taskSupport === 'required' && !speaksTasks)
+        throw McpError.missingClientCapability({ extensions: { [TASKS_EXTENSION]: {} } });
+      if (tool.taskSupport !== undefined && speaksTasks) {
+        const early = await tool.beforeTask?.(args, params, ctx, extra);
+        if (early !== undefined)
+          return { ...progress, status: statusOfOutcome(early), outcome: early };
+        const task = await this.runner.create(extra.principal, {
+          tool: tool.name,
+          arguments: args,
+          approvalId: null,
+          statusMessage: null,
+          inputResponses: isJsonObject(params.inputResponses) ? params.inputResponses : {},
+          ttlMs: TOOL_TASK_TTL_MS,
+          pollIntervalMs: TOOL_TASK_POLL_MS,
+        });
+        this.runner.start(task, tool, ctx, extra);
+        return { ...progress, status: 'ok', outcome: { kind: 'task', task: taskFields(task) } };
+      }
       const outcome = await tool.run(args, params, ctx, extra);
-      const status =
-        outcome.kind === 'input_required'
-          ? 'input_required'
-          : outcome.result.isError === true
-            ? UNCODED_TOOL_ERROR
-            : 'ok';
-      return { ...progress, status, outcome };
+      return { ...progress, status: statusOfOutcome(outcome), outcome };
     } catch (err) {
       return failed(err, ctx, progress);
     }
@@ -309,6 +497,27 @@ export class ToolExecutor implements OnApplicationBootstrap {
     }
     return response;
   }
+}
+
+/** An extension tool's outcome as its call's status. */
+function statusOfOutcome(outcome: McpHandlerOutcome): ToolCallStatus {
+  if (outcome.kind === 'input_required') return 'input_required';
+  if (outcome.kind === 'task') return 'ok';
+  return outcome.result.isError === true ? UNCODED_TOOL_ERROR : 'ok';
+}
+
+/** The JSON-RPC error of an approval task that ended without running: the API envelope as data. */
+function approvalTaskError(envelope: ErrorEnvelope): TaskError {
+  return { code: APPROVAL_TASK_FAILED, message: envelope.error.message, data: envelope };
+}
+
+function newStamp(): Stamp {
+  const started = performance.now();
+  return {
+    id: randomUUID(),
+    started,
+    receivedAt: preciseTimestamp(performance.timeOrigin + started),
+  };
 }
 
 /** Only declared argument names pass; a declared argument with a bad value is the endpoint's to judge. */

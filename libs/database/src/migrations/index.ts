@@ -23,6 +23,7 @@ import { ConfirmationPolicies1765400000000 } from './1765400000000-confirmation-
 import { Approvals1765500000000 } from './1765500000000-approvals.js';
 import { HistoryIndexes1765600000000 } from './1765600000000-history-indexes.js';
 import { VerifiedConfirmations1765700000000 } from './1765700000000-verified-confirmations.js';
+import { McpTasks1765710000000 } from './1765710000000-mcp-tasks.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -54,4 +55,5 @@ export const MIGRATIONS = [
   Approvals1765500000000,
   HistoryIndexes1765600000000,
   VerifiedConfirmations1765700000000,
+  McpTasks1765710000000,
 ];
