@@ -359,10 +359,19 @@ describe('verified policy, 2025-11-25', () => {
       ),
     ).then((all) => all.map(outcomeOf));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
-    // The others found no decision left: asked again, or (after the delete) the user is gone.
-    expect(outcomes.filter((o) => o !== 'ok' && o !== 'rpc:-32042' && o !== 'NOT_FOUND')).toEqual(
-      [],
+    // The others raced the one that ran: told so, or (arriving after the delete) the user is gone.
+    expect(
+      outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed' && o !== 'NOT_FOUND'),
+    ).toEqual([]);
+    // The same call once more, right after: a duplicate of the one that ran, not a new question.
+    expect(outcomeOf(await legacyDelete(b, session, target.id))).toBe('confirmation_replayed');
+    // No new question was asked for them.
+    const [{ n }] = await sqlRows(
+      sql,
+      `SELECT count(*)::int AS n FROM mcp_confirmations WHERE target_id = $1`,
+      [target.id],
     );
+    expect(n).toBe(1);
     const deleted = await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id });
     expect(deleted).toHaveLength(1);
     expect(deleted[0].confirmation_id).toBe(id);

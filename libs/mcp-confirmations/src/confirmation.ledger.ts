@@ -314,6 +314,26 @@ export class ConfirmationLedger {
     return result.affected === 1 && row !== undefined ? toConfirmation(row) : undefined;
   }
 
+  /**
+   * A `verified` row of the binding consumed within the last `seconds`: a retry that finds no
+   * decision left just after one was used is a duplicate of the call that ran (it raced it), not
+   * a new call to ask about.
+   */
+  async recentlyConsumedByBinding(
+    binding: ConfirmationBinding,
+    seconds: number,
+  ): Promise<McpConfirmation | undefined> {
+    const result = await this.run(
+      `SELECT ${CONFIRMATION_COLUMNS} FROM mcp_confirmations
+        WHERE mode = 'verified' AND status = 'consumed'
+          AND decided_at > now() - $6::int * interval '1 second' AND ${BOUND_FROM_1}
+        ORDER BY decided_at DESC LIMIT 1`,
+      [...bindingParams(binding), seconds],
+    );
+    const row = result.records[0];
+    return row === undefined ? undefined : toConfirmation(row);
+  }
+
   /** The newest open question of the binding under `policyVersion` (to ask it again, same URL). */
   async openVerifiedByBinding(
     binding: ConfirmationBinding,

@@ -50,9 +50,15 @@ export type VerifiedRedeemOutcome =
  * or nothing (ask).
  */
 export type VerifiedCallOutcome =
-  | { kind: 'consumed' | 'declined'; confirmationId: string }
+  | { kind: 'consumed' | 'declined' | 'replayed'; confirmationId: string }
   | ({ kind: 'pending' } & OpenQuestion)
   | { kind: 'none' };
+
+/**
+ * How long after a 2025-11-25 call used its confirmation the same call counts as a duplicate of it
+ * (`confirmation_replayed`) rather than a new call to ask about (as for approvals, ADR 0011).
+ */
+export const VERIFIED_REPLAY_WINDOW_SECONDS = 60;
 
 /** A `verified` row as the page sees it, with whether it has lapsed by the database's clock. */
 export type PageConfirmation = McpConfirmation & { lapsed: boolean };
@@ -175,7 +181,8 @@ export class VerifiedConfirmationService {
   /**
    * A 2025-11-25 call (no state): the page's decision for this exact call, found by its binding.
    * Consumed once across concurrent retries; a decline is told once; an open question is asked
-   * again with the same page; otherwise nothing (the caller asks).
+   * again with the same page; the same call just after one ran is `replayed`; otherwise nothing
+   * (the caller asks).
    */
   async forCall(binding: RedeemBinding): Promise<VerifiedCallOutcome> {
     const bound: ConfirmationBinding = {
@@ -192,6 +199,11 @@ export class VerifiedConfirmationService {
       if (declined !== undefined) return { kind: 'declined', confirmationId: declined.id };
       const open = await this.ledger.openVerifiedByBinding(bound, binding.policyVersion);
       if (open !== undefined) return { kind: 'pending', ...this.question(open) };
+      const ran = await this.ledger.recentlyConsumedByBinding(
+        bound,
+        VERIFIED_REPLAY_WINDOW_SECONDS,
+      );
+      if (ran !== undefined) return { kind: 'replayed', confirmationId: ran.id };
       return { kind: 'none' };
     });
   }

@@ -464,6 +464,16 @@ describe('DestructiveToolGate', () => {
         confirmationId: 'c9',
       });
       expect(done.verifiedAsked).toHaveLength(0);
+      const again = setup({
+        policy: { mode: 'verified' },
+        verifiedCall: { kind: 'replayed', confirmationId: 'c9' },
+      });
+      expect(await again.check({}, ctx('legacy', URL_CLIENT, '2025-11-25'))).toMatchObject({
+        kind: 'refused',
+        confirmationId: 'c9',
+        envelope: { error: { code: 'confirmation_replayed' } },
+      });
+      expect(again.verifiedAsked).toHaveLength(0);
     });
 
     it('clients that cannot open a URL for the person get confirmation_required naming the mode', async () => {

@@ -323,6 +323,13 @@ export class DestructiveToolGate {
           );
         case 'pending':
           return urlRequired(found);
+        case 'replayed':
+          this.metrics.recordConfirmation('replayed');
+          return refused(
+            found.confirmationId,
+            'confirmation_replayed',
+            'This call already ran with the confirmation the person gave on the page; each confirmation runs one call once. Nothing was run again.',
+          );
         case 'none': {
           const asked = await this.askVerified(tool, spec, args, ctx, caller, policy);
           return 'kind' in asked ? asked : urlRequired(asked);
