@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '@app/access-vocabulary';
-import { HtmlPage } from '@app/oauth-server';
-import { ConfirmationPage, type PageOutcome } from './confirmation-page.service.js';
+import { answerPage, formFields, HtmlPage } from '@app/oauth-server';
+import { ConfirmationPage } from './confirmation-page.service.js';
 
 /**
  * `/confirm/:id`: the page of a `verified` confirmation. Public as far as tokens go: the person's
@@ -22,7 +22,7 @@ export class ConfirmationPageController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
-    return answer(reply, await this.pages.show(request, reply, id));
+    return answerPage(reply, await this.pages.show(request, reply, id));
   }
 
   @Post(':id')
@@ -34,23 +34,7 @@ export class ConfirmationPageController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() form?: Record<string, unknown>,
   ): Promise<string> {
-    const text = (name: string): string | undefined =>
-      typeof form?.[name] === 'string' ? form[name] : undefined;
-    return answer(
-      reply,
-      await this.pages.decide(request, reply, id, {
-        csrf: text('csrf'),
-        decision: text('decision'),
-      }),
-    );
+    const fields = formFields(form, ['csrf', 'decision']);
+    return answerPage(reply, await this.pages.decide(request, reply, id, fields));
   }
-}
-
-function answer(reply: FastifyReply, outcome: PageOutcome): string {
-  if (outcome.kind === 'redirect') {
-    void reply.code(303).header('location', outcome.url);
-    return '';
-  }
-  void reply.code(outcome.status);
-  return outcome.html;
 }

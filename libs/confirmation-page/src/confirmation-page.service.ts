@@ -12,7 +12,12 @@ import {
   type PageConfirmation,
 } from '@app/mcp-confirmations';
 import { MetricsService } from '@app/metrics';
-import { PersonSessionService, messagePage, type SignedInPerson } from '@app/oauth-server';
+import {
+  PersonSessionService,
+  messagePage,
+  type PageOutcome,
+  type SignedInPerson,
+} from '@app/oauth-server';
 import {
   closedView,
   confirmView,
@@ -20,10 +25,6 @@ import {
   otherPersonView,
   type ClosedReason,
 } from './confirmation-page.views.js';
-
-/** What a page route answers: a page (with its status) or a redirect. */
-export type PageOutcome =
-  { kind: 'page'; status: number; html: string } | { kind: 'redirect'; url: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

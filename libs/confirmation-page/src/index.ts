@@ -1,2 +1,2 @@
 export { ConfirmationPageModule } from './confirmation-page.module.js';
-export { ConfirmationPage, type PageOutcome } from './confirmation-page.service.js';
+export { ConfirmationPage } from './confirmation-page.service.js';

@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '@app/access-vocabulary';
-import { ConsentService, type ConsentOutcome } from './consent.service.js';
+import { ConsentService } from './consent.service.js';
+import { answerPage, formFields } from './page-outcome.js';
 import { HtmlPage } from './pages.js';
 
 /** The consent page of an authorization in progress (`/consent/:uid`, named by oidc-provider). */
@@ -19,7 +20,7 @@ export class ConsentController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string> {
-    return answer(reply, await this.consent.show(request, reply, uid));
+    return answerPage(reply, await this.consent.show(request, reply, uid));
   }
 
   @Post(':uid/confirm')
@@ -31,24 +32,7 @@ export class ConsentController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() form?: Record<string, unknown>,
   ): Promise<string> {
-    const text = (name: string): string | undefined =>
-      typeof form?.[name] === 'string' ? form[name] : undefined;
-    return answer(
-      reply,
-      await this.consent.decide(request, reply, uid, {
-        csrf: text('csrf'),
-        decision: text('decision'),
-        membership: text('membership'),
-      }),
-    );
+    const fields = formFields(form, ['csrf', 'decision', 'membership']);
+    return answerPage(reply, await this.consent.decide(request, reply, uid, fields));
   }
-}
-
-function answer(reply: FastifyReply, outcome: ConsentOutcome): string {
-  if (outcome.kind === 'redirect') {
-    void reply.code(303).header('location', outcome.url);
-    return '';
-  }
-  void reply.code(outcome.status);
-  return outcome.html;
 }

@@ -7,12 +7,9 @@ import { AppConfig, isLoopbackHostname } from '@app/config';
 import { OAuthProviderService, CONSENT_PATH } from './oauth-provider.service.js';
 import { isVerifiedClient } from './client-metadata-rules.js';
 import { consentPage, messagePage, noMembershipPage } from './pages.js';
+import type { PageOutcome } from './page-outcome.js';
 import { PersonSessionService } from './person-session.service.js';
 import { OIDC_SCOPES, SCOPE_WORDS } from './scope-words.js';
-
-/** What a consent route answers: a page (with its status) or a redirect. */
-export type ConsentOutcome =
-  { kind: 'page'; status: number; html: string } | { kind: 'redirect'; url: string };
 
 /**
  * The consent step of an authorization in progress: who asks (the client's name and host, from its
@@ -27,7 +24,7 @@ export class ConsentService {
     private readonly sessions: PersonSessionService,
   ) {}
 
-  async show(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<ConsentOutcome> {
+  async show(request: FastifyRequest, reply: FastifyReply, uid: string): Promise<PageOutcome> {
     const details = await this.details(request, reply, uid);
     if (details === undefined) return expired();
     const person = await this.sessions.currentPerson(request);
@@ -74,7 +71,7 @@ export class ConsentService {
     reply: FastifyReply,
     uid: string,
     form: { csrf?: string; decision?: string; membership?: string },
-  ): Promise<ConsentOutcome> {
+  ): Promise<PageOutcome> {
     if (!this.sessions.csrfValid(request, form.csrf))
       return page(
         403,
@@ -154,11 +151,11 @@ function requestedProviderScopes(scope: unknown): string[] {
   return [...OIDC_SCOPES, ...OAUTH_GRANTABLE_SCOPES].filter((s) => asked.includes(s));
 }
 
-function page(status: number, html: string): ConsentOutcome {
+function page(status: number, html: string): PageOutcome {
   return { kind: 'page', status, html };
 }
 
-function expired(): ConsentOutcome {
+function expired(): PageOutcome {
   return page(
     410,
     messagePage(

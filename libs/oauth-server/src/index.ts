@@ -11,3 +11,4 @@ export { OAuthProviderService } from './oauth-provider.service.js';
 export { OAuthHousekeeping, type SweepResult } from './oauth-housekeeping.service.js';
 export { oauthParameterRefusal } from './oauth-server.middleware.js';
 export { esc, hidden, HtmlPage, layout, messagePage } from './pages.js';
+export { answerPage, formFields, type PageOutcome } from './page-outcome.js';
