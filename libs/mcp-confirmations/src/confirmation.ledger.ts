@@ -424,7 +424,8 @@ function bindingParams(b: ConfirmationBinding): string[] {
   return [b.organizationId, b.tokenId, b.userId, b.tool, b.argumentsDigest];
 }
 
-function isBoundTo(c: McpConfirmation, b: ConfirmationBinding): boolean {
+/** The row belongs to the call that presents it (the same organisation, token, person, tool and arguments). */
+export function isBoundTo(c: McpConfirmation, b: ConfirmationBinding): boolean {
   return (
     c.organizationId === b.organizationId &&
     c.tokenId === b.tokenId &&

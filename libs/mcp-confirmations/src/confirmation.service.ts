@@ -7,7 +7,7 @@ import {
   type ConfirmationBinding,
   type ListedConfirmation,
 } from './confirmation.ledger.js';
-import type { McpConfirmation } from './mcp-confirmation.js';
+import type { ConfirmationMode, McpConfirmation } from './mcp-confirmation.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';
 
@@ -113,38 +113,8 @@ export class ConfirmationService {
   ) {}
 
   /** Records a pending confirmation and returns the `requestState` that references it. */
-  async ask(input: AskInput): Promise<AskResult> {
-    const digest = argumentsDigest(input.args);
-    const confirmation = await this.unlessUnavailable(() =>
-      this.ledger.create({
-        organizationId: input.organizationId,
-        tokenId: input.tokenId,
-        userId: input.userId,
-        tool: input.tool,
-        argumentsDigest: digest,
-        targetType: input.targetType,
-        targetId: input.targetId,
-        message: input.message,
-        protocolVersion: input.protocolVersion,
-        clientName: input.clientName ?? null,
-        requestId: input.requestId,
-        ttlSeconds: input.policy.expirySeconds,
-        mode: 'form',
-        policyVersion: input.policy.version,
-      }),
-    );
-    const requestState = this.codec.sign({
-      confirmationId: confirmation.id,
-      organizationId: confirmation.organizationId,
-      tokenId: confirmation.tokenId,
-      userId: confirmation.userId,
-      tool: confirmation.tool,
-      argumentsDigest: confirmation.argumentsDigest,
-      // Rounded up: the state never lapses before its row (the database's clock decides that).
-      expiresAtUnix: Math.ceil(confirmation.expiresAt.getTime() / 1000),
-      policyVersion: input.policy.version,
-    });
-    return { confirmationId: confirmation.id, requestState, expiresAt: confirmation.expiresAt };
+  ask(input: AskInput): Promise<AskResult> {
+    return askQuestion(this.ledger, this.codec, input, 'form');
   }
 
   /**
@@ -160,9 +130,9 @@ export class ConfirmationService {
     const checked = this.check(requestState, binding);
     if (checked.tampered !== undefined) return checked.tampered;
     const { confirmationId, bound } = checked;
-    if (this.lapsed(checked.expiresAtUnix)) return this.expireQuietly(confirmationId, bound);
+    if (lapsed(checked.expiresAtUnix)) return expireQuietly(this.ledger, confirmationId, bound);
 
-    const transition = await this.unlessUnavailable(() =>
+    const transition = await unlessUnavailable(() =>
       answer === 'accept'
         ? this.ledger.consume(confirmationId, bound)
         : this.ledger.decline(confirmationId, bound),
@@ -194,9 +164,9 @@ export class ConfirmationService {
     const checked = this.check(requestState, binding);
     if (checked.tampered !== undefined) return checked.tampered;
     const { confirmationId, bound } = checked;
-    if (this.lapsed(checked.expiresAtUnix)) return this.expireQuietly(confirmationId, bound);
+    if (lapsed(checked.expiresAtUnix)) return expireQuietly(this.ledger, confirmationId, bound);
 
-    const found = await this.unlessUnavailable(() => this.ledger.inspect(confirmationId, bound));
+    const found = await unlessUnavailable(() => this.ledger.inspect(confirmationId, bound));
     switch (found.outcome) {
       case 'pending':
         return { kind: 'pending', confirmationId };
@@ -234,30 +204,77 @@ export class ConfirmationService {
   private check(requestState: unknown, binding: RedeemBinding): Checked {
     return checkRequestState(this.codec, requestState, binding);
   }
+}
 
-  private lapsed(expiresAtUnix: number): boolean {
-    return expiresAtUnix * 1000 <= Date.now();
-  }
+/**
+ * Records a pending question in `mode` and signs the `requestState` that references it. The one
+ * way both doors (the form's and the `verified` page's) ask, so their rows and states are bound
+ * alike.
+ */
+export async function askQuestion(
+  ledger: ConfirmationLedger,
+  codec: RequestStateCodec,
+  input: AskInput,
+  mode: ConfirmationMode,
+): Promise<AskResult> {
+  const digest = argumentsDigest(input.args);
+  const confirmation = await unlessUnavailable(() =>
+    ledger.create({
+      organizationId: input.organizationId,
+      tokenId: input.tokenId,
+      userId: input.userId,
+      tool: input.tool,
+      argumentsDigest: digest,
+      targetType: input.targetType,
+      targetId: input.targetId,
+      message: input.message,
+      protocolVersion: input.protocolVersion,
+      clientName: input.clientName ?? null,
+      requestId: input.requestId,
+      ttlSeconds: input.policy.expirySeconds,
+      mode,
+      policyVersion: input.policy.version,
+    }),
+  );
+  const requestState = codec.sign({
+    confirmationId: confirmation.id,
+    organizationId: confirmation.organizationId,
+    tokenId: confirmation.tokenId,
+    userId: confirmation.userId,
+    tool: confirmation.tool,
+    argumentsDigest: confirmation.argumentsDigest,
+    // Rounded up: the state never lapses before its row (the database's clock decides that).
+    expiresAtUnix: Math.ceil(confirmation.expiresAt.getTime() / 1000),
+    policyVersion: input.policy.version,
+  });
+  return { confirmationId: confirmation.id, requestState, expiresAt: confirmation.expiresAt };
+}
 
-  /**
-   * Lapsed by its own authenticated claims: refusing it needs no state change. Closing a row still
-   * pending is bookkeeping only, so a store failure here is not the caller's problem.
-   */
-  private async expireQuietly(
-    confirmationId: string,
-    bound: ConfirmationBinding,
-  ): Promise<{ kind: 'expired'; confirmationId: string }> {
-    await this.ledger.expire(confirmationId, bound).catch(() => false);
-    return { kind: 'expired', confirmationId };
+/** A ledger failure while asking or redeeming is the tool call's ConfirmationUnavailableError. */
+export async function unlessUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw new ConfirmationUnavailableError(err);
   }
+}
 
-  private async unlessUnavailable<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw new ConfirmationUnavailableError(err);
-    }
-  }
+/** Lapsed by a state's own authenticated claims (no I/O). */
+export function lapsed(expiresAtUnix: number): boolean {
+  return expiresAtUnix * 1000 <= Date.now();
+}
+
+/**
+ * Lapsed: refusing it needs no state change. Closing a row still pending is bookkeeping only, so
+ * a store failure here is not the caller's problem.
+ */
+export async function expireQuietly(
+  ledger: ConfirmationLedger,
+  confirmationId: string,
+  bound: ConfirmationBinding,
+): Promise<{ kind: 'expired'; confirmationId: string }> {
+  await ledger.expire(confirmationId, bound).catch(() => false);
+  return { kind: 'expired', confirmationId };
 }
 
 /**

@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { argumentsDigest } from '@app/common';
-import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
+import { ConfirmationLedger, isBoundTo, type ConfirmationBinding } from './confirmation.ledger.js';
 import {
+  askQuestion,
   checkRequestState,
+  expireQuietly,
+  lapsed,
+  unlessUnavailable,
   type AskInput,
   type AskResult,
   type RedeemBinding,
   type TamperReason,
 } from './confirmation.service.js';
-import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
 import { RequestStateCodec } from './request-state.codec.js';
 
@@ -87,41 +90,8 @@ export class VerifiedConfirmationService {
   }
 
   async ask(input: AskInput): Promise<VerifiedAskResult> {
-    const digest = argumentsDigest(input.args);
-    const row = await this.unlessUnavailable(() =>
-      this.ledger.create({
-        organizationId: input.organizationId,
-        tokenId: input.tokenId,
-        userId: input.userId,
-        tool: input.tool,
-        argumentsDigest: digest,
-        targetType: input.targetType,
-        targetId: input.targetId,
-        message: input.message,
-        protocolVersion: input.protocolVersion,
-        clientName: input.clientName ?? null,
-        requestId: input.requestId,
-        ttlSeconds: input.policy.expirySeconds,
-        mode: 'verified',
-        policyVersion: input.policy.version,
-      }),
-    );
-    const requestState = this.codec.sign({
-      confirmationId: row.id,
-      organizationId: row.organizationId,
-      tokenId: row.tokenId,
-      userId: row.userId,
-      tool: row.tool,
-      argumentsDigest: row.argumentsDigest,
-      expiresAtUnix: Math.ceil(row.expiresAt.getTime() / 1000),
-      policyVersion: input.policy.version,
-    });
-    return {
-      confirmationId: row.id,
-      requestState,
-      expiresAt: row.expiresAt,
-      url: this.pageUrl(row.id),
-    };
+    const asked = await askQuestion(this.ledger, this.codec, input, 'verified');
+    return { ...asked, url: this.pageUrl(asked.confirmationId) };
   }
 
   /**
@@ -138,17 +108,14 @@ export class VerifiedConfirmationService {
     const checked = checkRequestState(this.codec, requestState, binding);
     if (checked.tampered !== undefined) return checked.tampered;
     const { confirmationId, bound } = checked;
-    if (checked.expiresAtUnix * 1000 <= Date.now()) {
-      await this.ledger.expire(confirmationId, bound).catch(() => false);
-      return { kind: 'expired', confirmationId };
-    }
+    if (lapsed(checked.expiresAtUnix)) return expireQuietly(this.ledger, confirmationId, bound);
     if (clientDeclined) {
-      const declined = await this.unlessUnavailable(() =>
+      const declined = await unlessUnavailable(() =>
         this.ledger.declineVerified(confirmationId, bound),
       );
       if (declined) return { kind: 'declined', confirmationId };
     }
-    const used = await this.unlessUnavailable(() =>
+    const used = await unlessUnavailable(() =>
       this.ledger.consumeVerified(confirmationId, bound, binding.policyVersion),
     );
     if (used.won) return { kind: 'consumed', confirmationId };
@@ -163,10 +130,7 @@ export class VerifiedConfirmationService {
       case 'expired':
         return { kind: 'expired', confirmationId };
       case 'pending':
-        if (row.lapsed) {
-          await this.ledger.expire(confirmationId, bound).catch(() => false);
-          return { kind: 'expired', confirmationId };
-        }
+        if (row.lapsed) return expireQuietly(this.ledger, confirmationId, bound);
         if (row.policyVersion !== binding.policyVersion)
           return { kind: 'superseded', confirmationId };
         // Not decided on the page yet (a verified, unlapsed row would have been consumed above).
@@ -192,7 +156,7 @@ export class VerifiedConfirmationService {
       tool: binding.tool,
       argumentsDigest: argumentsDigest(binding.args),
     };
-    return this.unlessUnavailable(async (): Promise<VerifiedCallOutcome> => {
+    return unlessUnavailable(async (): Promise<VerifiedCallOutcome> => {
       const used = await this.ledger.consumeVerifiedByBinding(bound, binding.policyVersion);
       if (used !== undefined) return { kind: 'consumed', confirmationId: used.id };
       const declined = await this.ledger.reportDeclinedByBinding(bound);
@@ -231,22 +195,4 @@ export class VerifiedConfirmationService {
   private question(row: McpConfirmation): OpenQuestion {
     return { confirmationId: row.id, message: row.message, url: this.pageUrl(row.id) };
   }
-
-  private async unlessUnavailable<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw new ConfirmationUnavailableError(err);
-    }
-  }
-}
-
-function isBoundTo(c: McpConfirmation, b: ConfirmationBinding): boolean {
-  return (
-    c.organizationId === b.organizationId &&
-    c.tokenId === b.tokenId &&
-    c.userId === b.userId &&
-    c.tool === b.tool &&
-    c.argumentsDigest === b.argumentsDigest
-  );
 }
