@@ -290,6 +290,27 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
     expect(await portalUserStatus(a, target.id)).toBe(200);
   });
 
+  it('expired before anyone decided: the task fails with approval_expired, told once, nothing runs', async () => {
+    const target = await createPortalUser(a, 'Lapsed Task Target');
+    const created = resultOf(await call(a, TOOL, { id: target.id }));
+    const approval = await approvalOf(created.taskId);
+    await sql.query(
+      `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
+      [approval.id],
+    );
+    const failed = await settled(created.taskId);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({
+      code: -31410,
+      data: { error: { code: 'approval_expired', details: { approval_id: approval.id } } },
+    });
+    expect(await decide(b, approval.id, 'approve')).toBe(409);
+    // The expiry was told through the task: a retry without tasks asks anew instead.
+    const retried = resultOf(await call(b, TOOL, { id: target.id }, {}));
+    expect(textJsonOf(retried).error.code).toBe('approval_pending');
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+  });
+
   it('cancelled by the requester: the request is withdrawn (audited) and can no longer be approved', async () => {
     const target = await createPortalUser(a, 'Withdrawn Target');
     const created = resultOf(await call(b, TOOL, { id: target.id }));
