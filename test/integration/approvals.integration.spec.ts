@@ -274,3 +274,43 @@ describe('approval policy', () => {
     expect(await portalUserStatus(a, target.id)).toBe(200);
   });
 });
+
+describe('approval in the call history', () => {
+  it('the refused call and the call that ran carry the approval id; another organisation sees neither', async () => {
+    const target = await createPortalUser(a, 'History Target');
+    const refused = await modernDelete(a, target.id);
+    expect(outcomeOf(refused)).toBe('approval_pending');
+    const id: string = errorOf(refused).details.approval_id;
+    expect((await decide(b, 'member', id, 'approve', { reason: 'ticket 42' })).status).toBe(200);
+    expect(outcomeOf(await legacyDelete(b, target.id))).toBe('ok');
+
+    const listed = await a.request(`/v1/mcp/tool-calls?approval_id=${id}`, { token: 'owner' });
+    expect(listed.status).toBe(200);
+    const listedBody: Json = await listed.json();
+    const calls: Json[] = listedBody.data;
+    expect(calls.map((c) => [c.tool, c.status, c.era, c.approval_id])).toEqual([
+      [TOOL, 'ok', '2025', id],
+      [TOOL, 'approval_pending', '2026-07-28', id],
+    ]);
+    const unfiltered: Json = await (
+      await b.request(`/v1/mcp/tool-calls?tool=${TOOL}&limit=100`, { token: 'owner' })
+    ).json();
+    expect(unfiltered.data.filter((c: Json) => c.approval_id === id)).toHaveLength(2);
+    const detail = await b.request(`/v1/mcp/tool-calls/${calls[0].id}`, { token: 'owner' });
+    expect(detail.status).toBe(200);
+    expect(await detail.json()).toMatchObject({ id: calls[0].id, approval_id: id });
+
+    const stranger = await a.request(`/v1/mcp/tool-calls?approval_id=${id}`, {
+      token: 'globex_owner',
+    });
+    expect(stranger.status).toBe(200);
+    const strangerBody: Json = await stranger.json();
+    expect(strangerBody.data).toEqual([]);
+    const strangerDetail = await a.request(`/v1/mcp/tool-calls/${calls[0].id}`, {
+      token: 'globex_owner',
+    });
+    expect(strangerDetail.status).toBe(404);
+    const bad = await a.request('/v1/mcp/tool-calls?approval_id=not-a-uuid', { token: 'owner' });
+    expect(bad.status).toBe(422);
+  });
+});

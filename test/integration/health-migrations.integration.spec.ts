@@ -22,7 +22,7 @@ const warnings: string[] = [];
 let behind = '';
 
 /**
- * The public schema's shape: every index, constraint, trigger and function definition. Whatever
+ * The public schema's shape: every column, index, constraint, trigger and function definition. Whatever
  * the last migration creates or changes shows here, so no test names its effect by hand.
  */
 async function schemaShape(): Promise<string> {
@@ -31,6 +31,9 @@ async function schemaShape(): Promise<string> {
   try {
     const { rows } = await client.query<{ item: string }>(
       `SELECT 'index ' || indexdef AS item FROM pg_indexes WHERE schemaname = 'public'
+       UNION ALL
+       SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable
+         FROM information_schema.columns WHERE table_schema = 'public'
        UNION ALL
        SELECT 'constraint ' || c.conname || ' ' || pg_get_constraintdef(c.oid)
          FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = 'public'

@@ -256,6 +256,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         request_id: `req-${c.id}`,
         trace_id: null,
         correlation_id: null,
+        approval_id: null,
         arguments_digest: null,
         created_at: c.created_at,
       });
@@ -371,6 +372,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         requestId: 'req-writer',
         traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
         correlationId: 'client-chosen-id',
+        approvalId: randomUUID(),
         args: { id: 'acc-1', secret: 'never stored' },
       };
       await t.server.app.get(ToolCallHistory).record(row, { durable: true });
@@ -386,6 +388,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         request_id: 'req-writer',
         trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
         correlation_id: 'client-chosen-id',
+        approval_id: row.approvalId,
         arguments_digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       });
       expect(JSON.stringify(r.body)).not.toContain('never stored');
@@ -575,6 +578,7 @@ describe('call history writes (batching, durability, shutdown)', () => {
     requestId,
     traceId: null,
     correlationId: null,
+    approvalId: null,
     args: {},
   });
 

@@ -57,7 +57,16 @@ export function withToolCallFilters<TBase extends Constructor>(Base: TBase) {
 }
 
 /** `GET /v1/mcp/tool-calls` filters (+ `since`, `until`, `limit`, `cursor`). */
-export class ListToolCallsQueryDto extends withToolCallFilters(TimeRangeQueryDto) {}
+export class ListToolCallsQueryDto extends withToolCallFilters(TimeRangeQueryDto) {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      "Only calls that ran under or were refused for this approval request (policy `approval`). Checked on the rows in time order: give `since` (the request's `created_at`) on a long history.",
+  })
+  @IsOptional()
+  @IsUUID('all')
+  approval_id?: string;
+}
 
 export class ToolCallDto {
   @Out.uuid() id: string;
@@ -80,6 +89,12 @@ export class ToolCallDto {
   @OutNumber({ description: 'Server-side duration in milliseconds.' }) duration_ms: number;
   @Out.uuid({ nullable: true, description: 'The confirmation presented with the call, if any.' })
   confirmation_id: string | null;
+  @Out.uuid({
+    nullable: true,
+    description:
+      'The approval request (policy `approval`) the call ran under or was refused for (`approval_pending`, `approval_denied`, `approval_expired`, `confirmation_replayed`); null otherwise.',
+  })
+  approval_id: string | null;
   @Out.string({
     description:
       'The id the server issued for the HTTP request (its X-Request-Id answer header); the audit events of the call carry the same.',

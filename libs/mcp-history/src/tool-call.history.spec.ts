@@ -31,6 +31,7 @@ function row(over: Partial<ToolCallRow> = {}): ToolCallRow {
     requestId: 'req-1',
     traceId: null,
     correlationId: null,
+    approvalId: null,
     args: { q: 'x' },
     ...over,
   };

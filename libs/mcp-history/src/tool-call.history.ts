@@ -31,6 +31,8 @@ export interface ToolCallRow {
   traceId: string | null;
   /** The client's own `X-Request-Id`, a correlation field only. */
   correlationId: string | null;
+  /** The approval request the call ran under or was refused for (policy `approval`), if any. */
+  approvalId: string | null;
   /** Digested here; never stored or logged as they are. */
   args: Record<string, unknown> | undefined;
 }
@@ -59,6 +61,7 @@ type StoredRow = [
   receivedAt: string,
   traceId: string | null,
   correlationId: string | null,
+  approvalId: string | null,
 ];
 
 /**
@@ -68,10 +71,10 @@ type StoredRow = [
  */
 const INSERT_ROWS = `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era,
     protocol_version, status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at,
-    trace_id, correlation_id)
+    trace_id, correlation_id, approval_id)
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::text[], $10::boolean[], $11::float8[], $12::uuid[], $13::text[], $14::text[], $15::timestamptz[],
-    $16::text[], $17::text[])`;
+    $16::text[], $17::text[], $18::uuid[])`;
 
 /** At most this many rows wait in memory for the database; past it the oldest are dropped. */
 export const HISTORY_RETAINED_MAX = 10_000;
@@ -314,6 +317,7 @@ function toStoredRow(row: ToolCallRow): StoredRow {
     row.receivedAt,
     row.traceId,
     row.correlationId === null ? null : normalizeClientString(row.correlationId) || null,
+    row.approvalId,
   ];
 }
 

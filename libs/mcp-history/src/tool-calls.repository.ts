@@ -21,6 +21,7 @@ export interface StoredToolCall {
   request_id: string;
   trace_id: string | null;
   correlation_id: string | null;
+  approval_id: string | null;
   arguments_digest: string | null;
   created_at: Date;
 }
@@ -36,6 +37,7 @@ export interface ToolCallFilter {
   userId?: string;
   tokenId?: string;
   clientName?: string;
+  approvalId?: string;
   /** Inclusive lower bound (ISO 8601). */
   since?: string;
   /** Exclusive upper bound (ISO 8601). */
@@ -46,14 +48,16 @@ export interface ToolCallFilter {
 }
 
 const COLUMNS = `id, tool, status, is_error, era, protocol_version, client_name, user_id, token_id, duration_ms,
-  confirmation_id, request_id, trace_id, correlation_id, arguments_digest, created_at`;
+  confirmation_id, request_id, trace_id, correlation_id, approval_id, arguments_digest, created_at`;
 
 /**
  * The exact list statement {@link ToolCallsRepository.list} runs: newest first, each filter an
  * equality. A person or a token has its own `(organization_id, <column>, created_at DESC, id DESC)`
  * index; tool, status and client are trailing key columns of `(organization_id, created_at DESC,
  * id DESC, tool, status, client_name)`, checked on the index entries (migration
- * `HistoryIndexes1765600000000`). Exported so the query-plan test EXPLAINs the real statement.
+ * `HistoryIndexes1765600000000`). An approval request's calls are few and recent: that filter is
+ * checked on the rows the organisation's time index returns (no index of its own; bound it with
+ * `since`, as the console's link from an approval does). Exported so the query-plan test EXPLAINs the real statement.
  */
 export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
   return newestFirstQuery({
@@ -66,6 +70,7 @@ export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
       equals('user_id', f.userId, '::uuid'),
       equals('token_id', f.tokenId, '::uuid'),
       equals('client_name', f.clientName),
+      equals('approval_id', f.approvalId, '::uuid'),
     ],
     since: f.since,
     until: f.until,

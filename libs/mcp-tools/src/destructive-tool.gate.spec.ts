@@ -549,6 +549,8 @@ describe('DestructiveToolGate', () => {
         expect(decision).toMatchObject({
           kind: 'refused',
           confirmationId: null,
+          // The executor's history row carries it (`approval_id` of the call).
+          approvalId: 'appr-1',
           envelope: { error: { code: 'approval_pending', details: { approval_id: 'appr-1' } } },
         });
         const message = decision.kind === 'refused' ? decision.envelope.error.message : '';
@@ -587,7 +589,10 @@ describe('DestructiveToolGate', () => {
           approval: { ...APPROVAL, status: 'denied', decidedByName: 'Max', reason: 'not now' },
         },
       }).check({});
-      expect(denied).toMatchObject({ envelope: { error: { code: 'approval_denied' } } });
+      expect(denied).toMatchObject({
+        approvalId: 'appr-1',
+        envelope: { error: { code: 'approval_denied' } },
+      });
       expect(denied.kind === 'refused' ? denied.envelope.error.message : '').toContain(
         'Max denied request appr-1 for delete_portal_user (reason: not now)',
       );

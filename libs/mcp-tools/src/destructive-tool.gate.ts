@@ -50,7 +50,8 @@ export type GateDecision =
       inputRequests: Record<string, unknown>;
       requestState: string;
     }
-  | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope }
+  /** `approvalId`: the approval request the refusal is about (its envelope's `approval_id`). */
+  | { kind: 'refused'; confirmationId: string | null; envelope: ErrorEnvelope; approvalId?: string }
   /** A JSON-RPC error instead of a result (2025-11-25 `URLElicitationRequiredError`). */
   | { kind: 'rpc_error'; confirmationId: string; error: McpError }
   /**
@@ -620,6 +621,7 @@ function approvalRefused(
     kind: 'refused',
     confirmationId: null,
     envelope: toEnvelope(code, message, { approval_id: approvalId }),
+    approvalId,
   };
 }
 

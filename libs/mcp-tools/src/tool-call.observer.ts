@@ -28,6 +28,8 @@ export interface ToolCallOutcome {
   extra: McpCallExtra;
   status: ToolCallStatus;
   confirmationId: string | null;
+  /** The approval request the call ran under or was refused for (policy `approval`), if any. */
+  approvalId: string | null;
   args: Record<string, unknown> | undefined;
   readOnly: boolean;
   /** This call used up its confirmation (the person accepted; the tool was dispatched). */
@@ -80,6 +82,7 @@ export class ToolCallObserver {
       isError,
       durationMs: Math.round(o.durationMs * 100) / 100,
       confirmation: o.confirmationId,
+      ...(o.approvalId === null ? {} : { approval: o.approvalId }),
       requestId: o.extra.requestId,
       ...(o.extra.correlationId === null ? {} : { correlationId: o.extra.correlationId }),
     });
@@ -130,6 +133,7 @@ export class ToolCallObserver {
       // the dispatch): the row leads to the call's trace.
       traceId: currentTraceId(),
       correlationId: o.extra.correlationId,
+      approvalId: o.approvalId,
       args: o.args,
     };
   }

@@ -28,7 +28,7 @@ import {
   type CompiledTool,
 } from './tool-catalog.js';
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
-import { DestructiveToolGate } from './destructive-tool.gate.js';
+import { DestructiveToolGate, type GateDecision } from './destructive-tool.gate.js';
 import { ToolCallObserver } from './tool-call.observer.js';
 import { TasksRepository, type McpTask, type TaskError } from '@app/mcp-tasks';
 import {
@@ -48,6 +48,8 @@ class UpstreamInternalError extends Error {}
 interface Progress {
   args: Record<string, unknown> | undefined;
   confirmationId: string | null;
+  /** The approval request the call ran under or was refused for (policy `approval`). */
+  approvalId: string | null;
   /** The person accepted and the tool was dispatched: the confirmation is used up. */
   consumedConfirmation: boolean;
 }
@@ -81,6 +83,7 @@ const APPROVAL_TASK_LEASE_SECONDS = 60;
 const NOTHING_YET: Progress = {
   args: undefined,
   confirmationId: null,
+  approvalId: null,
   consumedConfirmation: false,
 };
 
@@ -157,6 +160,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
         extra,
         status: executed.status,
         confirmationId: executed.confirmationId,
+        approvalId: executed.approvalId,
         consumedConfirmation: executed.consumedConfirmation,
         args: executed.args,
         durationMs: performance.now() - started,
@@ -197,7 +201,11 @@ export class ToolExecutor implements OnApplicationBootstrap {
         const decision = await inSpanAsync(SPAN_CONFIRMATION, () =>
           this.gate.check(tool, spec, args, params, ctx, caller),
         );
-        progress = { ...progress, confirmationId: decision.confirmationId };
+        progress = {
+          ...progress,
+          confirmationId: decision.confirmationId,
+          approvalId: approvalOf(decision),
+        };
         switch (decision.kind) {
           case 'input_required':
             return {
@@ -277,6 +285,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
             extra,
             status: 'ok',
             confirmationId: progress.confirmationId,
+            approvalId: progress.approvalId,
             consumedConfirmation: progress.consumedConfirmation,
             args,
             durationMs: performance.now() - stamp.started,
@@ -382,6 +391,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
     const progress: Progress = {
       args: task.arguments,
       confirmationId: null,
+      approvalId,
       consumedConfirmation: false,
     };
     try {
@@ -408,6 +418,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
         extra,
         status: executed.status,
         confirmationId: null,
+        approvalId,
         consumedConfirmation: false,
         args: task.arguments,
         durationMs: performance.now() - stamp.started,
@@ -546,6 +557,22 @@ function readDeclaredArguments(
 }
 
 /** A tool error (`isError` result carrying the API envelope); its code is the call's status. */
+/** The approval request a gate's decision is about: the one used, awaited, or refused for. */
+function approvalOf(decision: GateDecision): string | null {
+  switch (decision.kind) {
+    case 'proceed':
+    case 'refused':
+      return decision.approvalId ?? null;
+    case 'await_approval':
+      return decision.approvalId;
+    case 'input_required':
+    case 'rpc_error':
+      return null;
+    default:
+      return unreachable(decision);
+  }
+}
+
 function refusedWith(envelope: ErrorEnvelope, progress: Progress): Executed {
   const result: ToolResult = errorResult(envelope);
   return { ...progress, status: envelope.error.code, outcome: { kind: 'complete', result } };

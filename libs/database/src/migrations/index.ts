@@ -24,6 +24,7 @@ import { Approvals1765500000000 } from './1765500000000-approvals.js';
 import { HistoryIndexes1765600000000 } from './1765600000000-history-indexes.js';
 import { VerifiedConfirmations1765700000000 } from './1765700000000-verified-confirmations.js';
 import { McpTasks1765710000000 } from './1765710000000-mcp-tasks.js';
+import { ToolCallApprovalId1765720000000 } from './1765720000000-tool-call-approval-id.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -56,4 +57,5 @@ export const MIGRATIONS = [
   HistoryIndexes1765600000000,
   VerifiedConfirmations1765700000000,
   McpTasks1765710000000,
+  ToolCallApprovalId1765720000000,
 ];
