@@ -5,6 +5,8 @@ import {
   createPortalUser,
   modernToolCall,
   portalUserStatus,
+  promoteToAdmin,
+  setConfirmationPolicy,
 } from '../support/mcp-confirmation-fixtures.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -35,20 +37,8 @@ let agent: Client;
 
 beforeAll(async () => {
   t = await startTestServer({ logLevel: 'error' });
-  const members: Json = await (await t.request('/v1/members', { token: 'owner' })).json();
-  const max = members.data.find((m: Json) => m.email === 'max.member@acme.test');
-  const promoted = await t.request(`/v1/members/${max.user_id}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: { role: 'admin' },
-  });
-  if (promoted.status !== 200) throw new Error(`promoting Max answered ${promoted.status}`);
-  const policy = await t.request(`/v1/mcp/confirmation-policies/${TOOL}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: { mode: 'approval' },
-  });
-  if (policy.status !== 200) throw new Error(`set policy answered ${policy.status}`);
+  await promoteToAdmin(t, 'max.member@acme.test');
+  await setConfirmationPolicy(t, TOOL, { mode: 'approval' });
   agent = new Client(
     { name: 'approval-tasks-e2e', version: '1.0.0' },
     { capabilities: TASKS, versionNegotiation: { mode: { pin: '2026-07-28' } } },

@@ -6,6 +6,8 @@ import {
   connectConfirmingPeer,
   createPortalUser,
   portalUserStatus,
+  promoteToAdmin,
+  setConfirmationPolicy,
   type ConfirmingPeerKind,
 } from '../support/mcp-confirmation-fixtures.js';
 
@@ -22,20 +24,8 @@ let mcpUrl: string;
 beforeAll(async () => {
   t = await startTestServer();
   mcpUrl = `${t.url}/mcp`;
-  const members: Json = await (await t.request('/v1/members', { token: 'owner' })).json();
-  const max = members.data.find((m: Json) => m.email === 'max.member@acme.test');
-  const promoted = await t.request(`/v1/members/${max.user_id}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: { role: 'admin' },
-  });
-  if (promoted.status !== 200) throw new Error(`promoting Max answered ${promoted.status}`);
-  const set = await t.request('/v1/mcp/confirmation-policies/delete_portal_user', {
-    method: 'PATCH',
-    token: 'owner',
-    json: { mode: 'approval' },
-  });
-  if (set.status !== 200) throw new Error(`setting the policy answered ${set.status}`);
+  await promoteToAdmin(t, 'max.member@acme.test');
+  await setConfirmationPolicy(t, 'delete_portal_user', { mode: 'approval' });
 });
 afterAll(() => t?.close());
 

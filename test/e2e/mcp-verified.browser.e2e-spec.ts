@@ -1,20 +1,21 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
-import { firstUrl } from '../support/browser-agent.js';
-import { CHROMIUM_MISSING, launchChromium } from '../support/chromium.js';
-import { latestMailTo } from '../support/mail-drop.js';
+import {
+  CHROMIUM_MISSING,
+  openChromiumPage,
+  signInByMailLink,
+  type ChromiumPage,
+} from '../support/chromium.js';
 import {
   auditEvents,
   confirmationIdOf,
   createPortalUser,
   portalUserStatus,
+  setConfirmationPolicy,
   toolErrorCode,
 } from '../support/mcp-confirmation-fixtures.js';
 import { capturingFetch, textJsonOf, type Json } from '../support/mcp-peers.js';
@@ -39,35 +40,21 @@ const URL_MODE = { elicitation: { url: {} } };
 
 describe('verified confirmation in headless Chromium', skipWhen(CHROMIUM_MISSING), () => {
   let t: TestServer;
-  let context: BrowserContext | undefined;
-  let profile: string | undefined;
+  let browser: ChromiumPage | undefined;
   let page: Page;
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
     t = await startTestServer({ logLevel: 'error' });
-    const set = await t.request('/v1/mcp/confirmation-policies/delete_portal_user', {
-      method: 'PATCH',
-      token: 'owner',
-      json: { mode: 'verified' },
-    });
-    if (set.status !== 200) throw new Error(`setting the policy answered ${set.status}`);
-    profile = await mkdtemp(join(tmpdir(), 'verified-chromium-'));
-    context = await launchChromium(profile, { timeoutMs: STEP_MS * 2 });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(STEP_MS);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await setConfirmationPolicy(t, 'delete_portal_user', { mode: 'verified' });
+    browser = await openChromiumPage('verified-chromium-', STEP_MS);
+    page = browser.page;
   }, 240_000);
 
   afterAll(async () => {
     try {
-      await context?.close();
+      await browser?.close();
     } finally {
-      try {
-        if (profile !== undefined) await rm(profile, { recursive: true, force: true });
-      } finally {
-        await t?.close();
-      }
+      await t?.close();
     }
   }, 180_000);
 
@@ -78,14 +65,7 @@ describe('verified confirmation in headless Chromium', skipWhen(CHROMIUM_MISSING
   async function openAs(url: string, email: string): Promise<string> {
     await page.goto(url, { timeout: STEP_MS });
     if (new URL(page.url()).pathname === '/signin') {
-      await page.getByLabel(/e-mail/i).fill(email);
-      await Promise.all([
-        page.waitForLoadState('load', { timeout: STEP_MS }),
-        page.getByRole('button', { name: 'E-mail me a sign-in link' }).click({ timeout: STEP_MS }),
-      ]);
-      await page.getByRole('status').waitFor({ timeout: STEP_MS });
-      await page.goto(firstUrl(await latestMailTo(t, email)), { timeout: STEP_MS });
-      await page.getByRole('button', { name: 'Continue' }).click({ timeout: STEP_MS });
+      await signInByMailLink(page, t, email, STEP_MS);
       await page.waitForURL(url, { timeout: STEP_MS });
     }
     return page.locator('body').innerText();
@@ -123,7 +103,7 @@ describe('verified confirmation in headless Chromium', skipWhen(CHROMIUM_MISSING
   }
 
   it('v2 client, 2026-07-28: Olivia signs in on the page and confirms; the retry deletes once; the page after use is refused', async () => {
-    await context!.clearCookies();
+    await browser!.context.clearCookies();
     const target = await createPortalUser(t, 'Chromium Verified');
     const asked: Json[] = [];
     let pageText = '';
@@ -174,11 +154,11 @@ describe('verified confirmation in headless Chromium', skipWhen(CHROMIUM_MISSING
     expect(response?.status()).toBe(410);
     expect(await page.locator('body').innerText()).toContain('Already used');
     expect(await page.getByRole('button', { name: 'Confirm' }).count()).toBe(0);
-    expect(pageErrors).toEqual([]);
+    expect(browser!.pageErrors).toEqual([]);
   }, 300_000);
 
   it('v2 client: Max, signed in, is refused on Olivia’s page and cannot confirm; nothing is deleted', async () => {
-    await context!.clearCookies();
+    await browser!.context.clearCookies();
     const target = await createPortalUser(t, 'Chromium Not Yours');
     const asked: Json[] = [];
     let refusal = '';
@@ -220,7 +200,7 @@ describe('verified confirmation in headless Chromium', skipWhen(CHROMIUM_MISSING
   }, 300_000);
 
   it('v1 client, 2025-11-25: URLElicitationRequiredError, Olivia confirms in Chromium, the same call then deletes once', async () => {
-    await context!.clearCookies();
+    await browser!.context.clearCookies();
     const target = await createPortalUser(t, 'Chromium Legacy');
     const client = new ClientV1(
       { name: 'verified-v1-e2e', version: '1.0.0' },

@@ -1,10 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM_MISSING, launchChromium } from '../support/chromium.js';
+import type { Page } from 'playwright-core';
+import {
+  CHROMIUM_MISSING,
+  openChromiumPage,
+  signInByMailLink,
+  type ChromiumPage,
+} from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   auth,
@@ -12,11 +14,9 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import { firstUrl } from '../support/browser-agent.js';
 import { skipWhen } from '../support/skip.js';
 import type { Json } from '../support/mcp-peers.js';
 import { InMemoryOAuthClient } from '../support/oauth-client.js';
-import { latestMailTo } from '../support/mail-drop.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -93,12 +93,10 @@ async function within<T>(promise: Promise<T>, ms: number, where: () => string): 
 describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISSING), () => {
   let t: TestServer | undefined;
   let callbacks: CallbackServer | undefined;
-  let context: BrowserContext | undefined;
-  let profile: string | undefined;
+  let browser: ChromiumPage | undefined;
   let page: Page;
   let provider: InMemoryOAuthClient;
   let client: Client | undefined;
-  const pageErrors: string[] = [];
 
   const mcpUrl = (): URL => new URL(`${t!.url}/mcp`);
 
@@ -127,17 +125,7 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
     await page.goto(authorizationUrl!.href, { timeout: STEP_MS });
     let signInNotice: string | undefined;
     if (new URL(page.url()).pathname === '/signin') {
-      await page.getByLabel(/e-mail/i).fill(OWNER);
-      await Promise.all([
-        page.waitForLoadState('load', { timeout: STEP_MS }),
-        page.getByRole('button', { name: 'E-mail me a sign-in link' }).click({ timeout: STEP_MS }),
-      ]);
-      const status = page.getByRole('status');
-      await status.waitFor({ timeout: STEP_MS });
-      signInNotice = await status.innerText();
-      const link = firstUrl(await latestMailTo(t!, OWNER));
-      await page.goto(link, { timeout: STEP_MS });
-      await page.getByRole('button', { name: 'Continue' }).click({ timeout: STEP_MS });
+      signInNotice = await signInByMailLink(page, t!, OWNER, STEP_MS);
     }
     await page.waitForURL(/\/consent\//, { timeout: STEP_MS });
     const consent = await page.locator('body').innerText();
@@ -173,11 +161,8 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
     t = await startTestServer({ logLevel: 'error' });
     callbacks = await startCallbackServer();
     provider = new InMemoryOAuthClient(callbacks.redirectUrl, undefined, 'Chromium test client');
-    profile = await mkdtemp(join(tmpdir(), 'oauth-chromium-'));
-    context = await launchChromium(profile, { timeoutMs: STEP_MS * 2 });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(STEP_MS);
-    page.on('pageerror', (err) => pageErrors.push(err.message));
+    browser = await openChromiumPage('oauth-chromium-', STEP_MS);
+    page = browser.page;
   }, 240_000);
 
   afterAll(async () => {
@@ -186,16 +171,12 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
       await client?.close();
     } finally {
       try {
-        await context?.close();
+        await browser?.close();
       } finally {
         try {
           await callbacks?.close();
         } finally {
-          try {
-            if (profile !== undefined) await rm(profile, { recursive: true, force: true });
-          } finally {
-            await t?.close();
-          }
+          await t?.close();
         }
       }
     }
@@ -210,7 +191,7 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
     expect(consent).toContain('See the portal users of the organisation');
     expect(provider.saved?.access_token).toMatch(/^oat_[0-9A-Za-z]{40}$/);
     expect(provider.saved?.refresh_token).toBeDefined();
-    expect(pageErrors).toEqual([]);
+    expect(browser!.pageErrors).toEqual([]);
   }, 300_000);
 
   it('lists tools and calls a read tool', async () => {
@@ -293,6 +274,6 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
     client = await connect();
     const result: Json = await client.callTool({ name: 'list_portal_users', arguments: {} });
     expect(result.isError ?? false).toBe(false);
-    expect(pageErrors).toEqual([]);
+    expect(browser!.pageErrors).toEqual([]);
   }, 300_000);
 });

@@ -7,6 +7,8 @@ import {
   modernToolCall,
   openSql,
   portalUserStatus,
+  promoteToAdmin,
+  setConfirmationPolicy,
   sqlRows,
   type SqlClient,
   type WireResponse,
@@ -34,14 +36,7 @@ beforeAll(async () => {
   pair = await startReplicaPair();
   ({ a, b } = pair);
   sql = await openSql(a.db.url);
-  const members: Json = await (await a.request('/v1/members', { token: 'owner' })).json();
-  const max = members.data.find((m: Json) => m.email === 'max.member@acme.test');
-  const promoted = await a.request(`/v1/members/${max.user_id}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: { role: 'admin' },
-  });
-  if (promoted.status !== 200) throw new Error(`promoting Max answered ${promoted.status}`);
+  await promoteToAdmin(a, 'max.member@acme.test');
   await setPolicy({ mode: 'approval', expiry_seconds: 600 });
 }, 180_000);
 
@@ -51,14 +46,7 @@ afterAll(async () => {
 });
 
 async function setPolicy(body: Record<string, unknown>): Promise<void> {
-  const res = await a.request(`/v1/mcp/confirmation-policies/${TOOL}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: body,
-  });
-  const json: Json = await res.json();
-  if (res.status !== 200) throw new Error(`set policy: ${res.status} ${JSON.stringify(json)}`);
-  policyVersion = json.version;
+  policyVersion = await setConfirmationPolicy(a, TOOL, body);
 }
 
 /** The owner's delete of `id` on 2026-07-28 without elicitation (approval needs none). */

@@ -7,11 +7,13 @@ import {
   modernToolCall,
   openSql,
   portalUserStatus,
+  promoteToAdmin,
+  setConfirmationPolicy,
   sqlRows,
   type SqlClient,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
+import { startReplicaPair, type TestServer } from '../support/test-server.js';
 
 /**
  * The tasks extension (ADR 0013) on two replicas of one database: a task created on one is read,
@@ -28,32 +30,20 @@ const POLLS = 20;
 
 let a: TestServer;
 let b: TestServer;
+let pair: Awaited<ReturnType<typeof startReplicaPair>> | undefined;
 let sql: SqlClient;
 
 beforeAll(async () => {
-  a = await startTestServer({ mcpConformanceFixtures: true });
-  b = await startTestReplica(a, { mcpConformanceFixtures: true });
+  pair = await startReplicaPair({ mcpConformanceFixtures: true });
+  ({ a, b } = pair);
   sql = await openSql(a.db.url);
-  const members: Json = await (await a.request('/v1/members', { token: 'owner' })).json();
-  const max = members.data.find((m: Json) => m.email === 'max.member@acme.test');
-  const promoted = await a.request(`/v1/members/${max.user_id}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: { role: 'admin' },
-  });
-  if (promoted.status !== 200) throw new Error(`promoting Max answered ${promoted.status}`);
-  const policy = await a.request(`/v1/mcp/confirmation-policies/${TOOL}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: { mode: 'approval', expiry_seconds: 600 },
-  });
-  if (policy.status !== 200) throw new Error(`set policy answered ${policy.status}`);
+  await promoteToAdmin(a, 'max.member@acme.test');
+  await setConfirmationPolicy(a, TOOL, { mode: 'approval', expiry_seconds: 600 });
 }, 180_000);
 
 afterAll(async () => {
   await sql?.end();
-  await b?.close();
-  await a?.close();
+  await pair?.close();
 });
 
 function call(

@@ -11,6 +11,7 @@ import {
   openSql,
   portalUserStatus,
   postMcp,
+  setConfirmationPolicy,
   sqlRows,
   type SqlClient,
   type WireResponse,
@@ -50,15 +51,8 @@ afterAll(async () => {
   await pair?.close();
 });
 
-async function setPolicy(body: Record<string, unknown>): Promise<number> {
-  const res = await a.request(`/v1/mcp/confirmation-policies/${TOOL}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: body,
-  });
-  const json: Json = await res.json();
-  if (res.status !== 200) throw new Error(`set policy: ${res.status} ${JSON.stringify(json)}`);
-  return json.version;
+function setPolicy(body: Record<string, unknown>): Promise<number> {
+  return setConfirmationPolicy(a, TOOL, body);
 }
 
 /** The owner's delete on 2026-07-28 from a client that declares URL-mode elicitation. */

@@ -292,6 +292,35 @@ export async function portalUserIdByEmail(t: TestServer, email: string): Promise
   return id;
 }
 
+/** Sets `tool`'s confirmation policy as the owner (PATCH, e.g. `{mode, expiry_seconds}`); its new version. */
+export async function setConfirmationPolicy(
+  t: TestServer,
+  tool: string,
+  body: Record<string, unknown>,
+): Promise<number> {
+  const res = await t.request(`/v1/mcp/confirmation-policies/${tool}`, {
+    method: 'PATCH',
+    token: 'owner',
+    json: body,
+  });
+  const json: Json = await res.json();
+  if (res.status !== 200) throw new Error(`set policy: ${res.status} ${JSON.stringify(json)}`);
+  return json.version;
+}
+
+/** Makes the demo member `email` an admin as the owner: the second admin an approval needs. */
+export async function promoteToAdmin(t: TestServer, email: string): Promise<void> {
+  const members: Json = await (await t.request('/v1/members', { token: 'owner' })).json();
+  const member = members.data.find((m: Json) => m.email === email);
+  if (member === undefined) throw new Error(`no member ${email}`);
+  const promoted = await t.request(`/v1/members/${member.user_id}`, {
+    method: 'PATCH',
+    token: 'owner',
+    json: { role: 'admin' },
+  });
+  if (promoted.status !== 200) throw new Error(`promoting ${email} answered ${promoted.status}`);
+}
+
 /** Audit events through the REST API (owner holds audit.read), e.g. `{action, resource_id}`. */
 export async function auditEvents(t: TestServer, query: Record<string, string>): Promise<Json[]> {
   const qs = new URLSearchParams({ limit: '100', ...query }).toString();

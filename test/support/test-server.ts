@@ -141,15 +141,18 @@ export async function startTestReplica(
   };
 }
 
-/** Two replicas of one database (see {@link startTestReplica}); `close()` stops both. */
-export async function startReplicaPair(): Promise<{
+/**
+ * Two replicas of one database (see {@link startTestReplica}), both with `overrides`; `close()`
+ * stops both.
+ */
+export async function startReplicaPair(overrides: Partial<AppConfig> = {}): Promise<{
   a: TestServer;
   b: TestServer;
   close(): Promise<void>;
 }> {
-  const a = await startTestServer();
+  const a = await startTestServer(overrides);
   try {
-    const b = await startTestReplica(a);
+    const b = await startTestReplica(a, overrides);
     return {
       a,
       b,
