@@ -6,7 +6,13 @@ import {
   McpError,
   type McpRequestContext,
 } from '@app/mcp-transport';
-import { TasksRepository, type McpTask, type TaskError } from '@app/mcp-tasks';
+import {
+  TasksRepository,
+  type McpTask,
+  type NewTask,
+  type TaskError,
+  type TaskOwner,
+} from '@app/mcp-tasks';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import type { CompiledExtensionTool } from './tool-catalog.js';
 
@@ -27,16 +33,8 @@ const CANCEL_WATCH_MS = 1_000;
 const SWEEP_EVERY_MS = 60_000;
 const SWEEP_BATCH = 500;
 
-/** What a new task needs besides its owner. */
-export interface TaskStart {
-  tool: string;
-  arguments: Record<string, unknown>;
-  approvalId: string | null;
-  statusMessage: string | null;
-  inputResponses: Record<string, unknown>;
-  ttlMs: number;
-  pollIntervalMs: number;
-}
+/** What a new task needs besides its owner and token (the principal gives those). */
+export type TaskStart = Omit<NewTask, keyof TaskOwner | 'tokenId'>;
 
 /**
  * Creates tasks and runs the tools of extension tasks. A task is durable (`mcp_tasks`) before its
