@@ -5,15 +5,16 @@ import {
   createPortalUser,
   legacyRequest,
   modernToolCall,
-  openSql,
   portalUserStatus,
   promoteToAdmin,
   setConfirmationPolicy,
   sqlRows,
+  startSqlReplicaPair,
   type SqlClient,
+  type SqlReplicaPair,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import { startReplicaPair, type TestServer } from '../support/test-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 /**
  * Four-eyes approval (confirmation policy `approval`, ADR 0011) on two replicas of one database:
@@ -28,22 +29,18 @@ const RETRIES = 20;
 
 let a: TestServer;
 let b: TestServer;
-let pair: Awaited<ReturnType<typeof startReplicaPair>> | undefined;
 let sql: SqlClient;
+let replicas: SqlReplicaPair | undefined;
 let policyVersion = 0;
 
 beforeAll(async () => {
-  pair = await startReplicaPair();
-  ({ a, b } = pair);
-  sql = await openSql(a.db.url);
+  replicas = await startSqlReplicaPair();
+  ({ a, b, sql } = replicas);
   await promoteToAdmin(a, 'max.member@acme.test');
   await setPolicy({ mode: 'approval', expiry_seconds: 600 });
 }, 180_000);
 
-afterAll(async () => {
-  await sql?.end();
-  await pair?.close();
-});
+afterAll(() => replicas?.close());
 
 async function setPolicy(body: Record<string, unknown>): Promise<void> {
   policyVersion = await setConfirmationPolicy(a, TOOL, body);

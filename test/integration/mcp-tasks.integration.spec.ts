@@ -5,15 +5,16 @@ import {
   createPortalUser,
   modernRequest,
   modernToolCall,
-  openSql,
   portalUserStatus,
   promoteToAdmin,
   setConfirmationPolicy,
   sqlRows,
+  startSqlReplicaPair,
   type SqlClient,
+  type SqlReplicaPair,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import { startReplicaPair, type TestServer } from '../support/test-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 /**
  * The tasks extension (ADR 0013) on two replicas of one database: a task created on one is read,
@@ -30,21 +31,17 @@ const POLLS = 20;
 
 let a: TestServer;
 let b: TestServer;
-let pair: Awaited<ReturnType<typeof startReplicaPair>> | undefined;
 let sql: SqlClient;
+let replicas: SqlReplicaPair | undefined;
 
 beforeAll(async () => {
-  pair = await startReplicaPair({ mcpConformanceFixtures: true });
-  ({ a, b } = pair);
-  sql = await openSql(a.db.url);
+  replicas = await startSqlReplicaPair({ mcpConformanceFixtures: true });
+  ({ a, b, sql } = replicas);
   await promoteToAdmin(a, 'max.member@acme.test');
   await setConfirmationPolicy(a, TOOL, { mode: 'approval', expiry_seconds: 600 });
 }, 180_000);
 
-afterAll(async () => {
-  await sql?.end();
-  await pair?.close();
-});
+afterAll(() => replicas?.close());
 
 function call(
   t: TestServer,

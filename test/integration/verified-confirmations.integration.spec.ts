@@ -8,15 +8,16 @@ import {
   confirmationIdOf,
   createPortalUser,
   modernToolCall,
-  openSql,
   portalUserStatus,
   postMcp,
   setConfirmationPolicy,
   sqlRows,
+  startSqlReplicaPair,
   type SqlClient,
+  type SqlReplicaPair,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import { startReplicaPair, type TestServer } from '../support/test-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 /**
  * Confirmation policy `verified` (ADR 0012) on two replicas of one database: the question is asked
@@ -32,24 +33,20 @@ const URL_MODE = { elicitation: { url: {} } };
 
 let a: TestServer;
 let b: TestServer;
-let pair: Awaited<ReturnType<typeof startReplicaPair>> | undefined;
 let sql: SqlClient;
+let replicas: SqlReplicaPair | undefined;
 let olivia: BrowserAgent;
 let max: BrowserAgent;
 
 beforeAll(async () => {
-  pair = await startReplicaPair();
-  ({ a, b } = pair);
-  sql = await openSql(a.db.url);
+  replicas = await startSqlReplicaPair();
+  ({ a, b, sql } = replicas);
   await setPolicy({ mode: 'verified', expiry_seconds: 600 });
   olivia = await signedInAgent(a, 'olivia.owner@acme.test');
   max = await signedInAgent(a, 'max.member@acme.test');
 }, 180_000);
 
-afterAll(async () => {
-  await sql?.end();
-  await pair?.close();
-});
+afterAll(() => replicas?.close());
 
 function setPolicy(body: Record<string, unknown>): Promise<number> {
   return setConfirmationPolicy(a, TOOL, body);

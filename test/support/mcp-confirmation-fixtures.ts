@@ -7,7 +7,8 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { TestServer } from './test-server.js';
+import type { AppConfig } from '@app/config';
+import { startReplicaPair, type TestServer } from './test-server.js';
 import { capturingFetch, parseMaybe, type Exchange, type Json } from './mcp-peers.js';
 
 /**
@@ -369,3 +370,37 @@ export async function ledgerCount(sql: SqlClient, where = 'TRUE', params: unknow
 
 /** Any control, format (bidi, zero-width), separator-line or lone surrogate character. */
 export const UNSAFE_PROMPT_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/** Two replicas of one database and a direct SQL connection to it; `close()` ends all three. */
+export interface SqlReplicaPair {
+  a: TestServer;
+  b: TestServer;
+  sql: SqlClient;
+  close(): Promise<void>;
+}
+
+/** {@link startReplicaPair} with `overrides`, plus {@link openSql} on their database. */
+export async function startSqlReplicaPair(
+  overrides: Partial<AppConfig> = {},
+): Promise<SqlReplicaPair> {
+  const pair = await startReplicaPair(overrides);
+  let sql: SqlClient;
+  try {
+    sql = await openSql(pair.a.db.url);
+  } catch (err) {
+    await pair.close();
+    throw err;
+  }
+  return {
+    a: pair.a,
+    b: pair.b,
+    sql,
+    close: async () => {
+      try {
+        await sql.end();
+      } finally {
+        await pair.close();
+      }
+    },
+  };
+}
