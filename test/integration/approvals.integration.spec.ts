@@ -283,7 +283,38 @@ describe('approval in the call history', () => {
     expect(unfiltered.data.filter((c: Json) => c.approval_id === id)).toHaveLength(2);
     const detail = await b.request(`/v1/mcp/tool-calls/${calls[0].id}`, { token: 'owner' });
     expect(detail.status).toBe(200);
-    expect(await detail.json()).toMatchObject({ id: calls[0].id, approval_id: id });
+    const ran: Json = await detail.json();
+    expect(ran).toMatchObject({ id: calls[0].id, approval_id: id });
+    // The chain: asked by Olivia from her client, approved by Max on the Approvals page with his
+    // reason, and the call that ran.
+    expect(ran.approval).toEqual({
+      id,
+      status: 'executed',
+      expires_at: expect.any(String),
+      requested: {
+        at: expect.any(String),
+        user_id: calls[1].user_id,
+        name: 'Olivia Owner',
+        client_name: 'raw-e2e',
+      },
+      decided: {
+        decision: 'approved',
+        at: expect.any(String),
+        user_id: expect.any(String),
+        name: 'Max Member',
+        reason: 'ticket 42',
+        on: expect.stringContaining('Approvals page'),
+      },
+      executed: { at: expect.any(String), request_id: ran.request_id, tool_call_id: calls[0].id },
+    });
+    expect(Date.parse(ran.approval.decided.at)).toBeGreaterThanOrEqual(
+      Date.parse(ran.approval.requested.at),
+    );
+    // The refused call shows the same chain, leading to the call that ran.
+    const asked: Json = await (
+      await a.request(`/v1/mcp/tool-calls/${calls[1].id}`, { token: 'owner' })
+    ).json();
+    expect(asked.approval).toEqual(ran.approval);
 
     const stranger = await a.request(`/v1/mcp/tool-calls?approval_id=${id}`, {
       token: 'globex_owner',

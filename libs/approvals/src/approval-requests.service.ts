@@ -88,6 +88,14 @@ export class ApprovalRequests {
     @Inject(MAIL_TRANSPORT) private readonly mail: MailTransport,
   ) {}
 
+  /**
+   * The organisation's request `id` as it stands (for the call history's chain: asked, decided,
+   * executed); undefined when the organisation has none by that id.
+   */
+  find(organizationId: string, id: string): Promise<Approval | undefined> {
+    return this.approvals.findInOrganization(organizationId, id);
+  }
+
   async forCall(call: ApprovalCall): Promise<ApprovalOutcome> {
     const p = call.caller.principal;
     const binding: ApprovalBinding = {

@@ -241,6 +241,17 @@ export class ApprovalsRepository {
     return row === undefined ? undefined : toApproval(row);
   }
 
+  /** The organisation's request `id`; undefined when there is none (or `id` is no uuid). */
+  async findInOrganization(organizationId: string, id: string): Promise<Approval | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const rows = await this.ds.query<ApprovalRow[]>(
+      `SELECT ${COLUMNS} FROM mcp_approvals WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : toApproval(row);
+  }
+
   /** The tool of the organisation's request `id`; undefined when there is none. */
   async toolOf(organizationId: string, id: string): Promise<string | undefined> {
     if (!UUID.test(id)) return undefined;

@@ -9,4 +9,9 @@ export {
   type Withdrawal,
 } from './approval-requests.service.js';
 export { APPROVAL_ENDPOINTS } from './approvals.endpoints.js';
-export { APPROVAL_STATUSES, type Approval, type ApprovalStatus } from './approval.js';
+export {
+  APPROVAL_STATUSES,
+  visibleStatus as visibleApprovalStatus,
+  type Approval,
+  type ApprovalStatus,
+} from './approval.js';

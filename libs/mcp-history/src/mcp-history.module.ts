@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApprovalRequestsModule } from '@app/approvals';
 import { AuditTrailModule } from '@app/audit-trail';
 import { IdentityModule } from '@app/identity';
 import { McpConfirmationsModule } from '@app/mcp-confirmations';
@@ -12,7 +13,7 @@ import { ToolCallsRepository } from './tool-calls.repository.js';
  * {@link ToolCallHistoryModule}'s writer, which the tool executor imports instead of this.
  */
 @Module({
-  imports: [AuditTrailModule, IdentityModule, McpConfirmationsModule],
+  imports: [ApprovalRequestsModule, AuditTrailModule, IdentityModule, McpConfirmationsModule],
   controllers: [McpHistoryController],
   providers: [ToolCallsRepository, McpHistoryService],
 })

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApprovalRequests, visibleApprovalStatus, type Approval } from '@app/approvals';
 import { AuditTrail } from '@app/audit-trail';
 import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
@@ -19,6 +20,9 @@ import type {
   ListConfirmationsQueryDto,
 } from './confirmation-history.dto.js';
 import type {
+  ApprovalChainDto,
+  ApprovalDecidedDto,
+  ApprovalExecutedDto,
   ToolCallDetailDto,
   ToolCallFacetsDto,
   ToolCallSeriesDto,
@@ -49,6 +53,7 @@ export class McpHistoryService {
     private readonly identity: IdentityRepository,
     private readonly tokens: TokensRepository,
     private readonly config: AppConfig,
+    private readonly approvals: ApprovalRequests,
   ) {}
 
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
@@ -75,14 +80,16 @@ export class McpHistoryService {
     const organizationId = this.organizationId;
     const row = await this.toolCalls.findById(organizationId, id);
     if (row === undefined) throw DomainError.notFound('Tool call');
-    const [confirmation, events] = await Promise.all([
+    const [confirmation, events, approval] = await Promise.all([
       row.confirmation_id === null
         ? null
         : this.confirmations.findById(organizationId, row.confirmation_id),
       this.auditTrail.eventsOfRequest(organizationId, row.request_id),
+      row.approval_id === null ? null : this.approvalChain(organizationId, row.approval_id),
     ]);
     return {
       ...toToolCallDto(row),
+      approval,
       confirmation: confirmation === null ? null : toConfirmationDto(confirmation, new Date()),
       audit_events: events,
       trace_url: traceUrl(this.config.traceUrlTemplate, row.trace_id),
@@ -179,9 +186,84 @@ export class McpHistoryService {
     };
   }
 
+  /**
+   * The approval request as asked → decided → executed, the executed call found among the
+   * request's own calls (by the request id it ran in; they are recorded from the moment it was
+   * asked, so the time index bounds the search). Null when the organisation has no such request.
+   */
+  private async approvalChain(
+    organizationId: string,
+    id: string,
+  ): Promise<Plain<ApprovalChainDto> | null> {
+    const a = await this.approvals.find(organizationId, id);
+    if (a === undefined) return null;
+    let toolCallId: string | null = null;
+    if (a.executedRequestId !== null) {
+      const calls = await this.toolCalls.list({
+        organizationId,
+        approvalId: a.id,
+        // The first call is stamped when received, a moment before it recorded the request.
+        since: new Date(a.createdAt.getTime() - CHAIN_CLOCK_MARGIN_MS).toISOString(),
+        take: CHAIN_CALLS_MAX,
+      });
+      toolCallId = calls.find((c) => c.request_id === a.executedRequestId)?.id ?? null;
+    }
+    return toApprovalChain(a, toolCallId, new Date());
+  }
+
   private get organizationId(): string {
     return this.context.principal.organizationId;
   }
+}
+
+/** How far before a request's creation its first call may have been received. */
+const CHAIN_CLOCK_MARGIN_MS = 60_000;
+/** A request's calls looked through for the one that ran (retries of one call: a handful). */
+const CHAIN_CALLS_MAX = 200;
+
+/** Where the second admin decides: the console's page over the approvals API. */
+const DECIDED_ON = "the admin console's Approvals page (POST /v1/mcp/approvals/{id}/approve|deny)";
+
+export function toApprovalChain(
+  a: Approval,
+  toolCallId: string | null,
+  now: Date,
+): Plain<ApprovalChainDto> {
+  return {
+    id: a.id,
+    status: visibleApprovalStatus(a, now),
+    expires_at: a.expiresAt.toISOString(),
+    requested: {
+      at: a.createdAt.toISOString(),
+      user_id: a.userId,
+      name: a.requesterName,
+      client_name: a.clientName,
+    },
+    decided: decidedOf(a),
+    executed: executedOf(a, toolCallId),
+  };
+}
+
+function decidedOf(a: Approval): Plain<ApprovalDecidedDto> | null {
+  if (a.decidedAt === null || a.decidedBy === null) return null;
+  return {
+    // An approved request stays approved once used or lapsed; only a denial says denied.
+    decision: a.status === 'denied' ? 'denied' : 'approved',
+    at: a.decidedAt.toISOString(),
+    user_id: a.decidedBy,
+    name: a.decidedByName,
+    reason: a.reason,
+    on: DECIDED_ON,
+  };
+}
+
+function executedOf(a: Approval, toolCallId: string | null): Plain<ApprovalExecutedDto> | null {
+  if (a.executedAt === null || a.executedRequestId === null) return null;
+  return {
+    at: a.executedAt.toISOString(),
+    request_id: a.executedRequestId,
+    tool_call_id: toolCallId,
+  };
 }
 
 /** The decoded cursor (a VALIDATION_ERROR unless it is a position these lists wrote). */

@@ -6,8 +6,66 @@ import { OutNumber } from './out-number.decorator.js';
 import { TOOL_CALL_OUTCOMES } from './tool-call-outcome.js';
 import { ToolCallDto, withToolCallFilters } from './tool-call.dto.js';
 
+/** Who asked for an approval, when, and from which client. */
+export class ApprovalRequestedDto {
+  @Out.dateTime() at: string;
+  @Out.uuid({ description: 'The requester (the person whose token made the call).' })
+  user_id: string;
+  @Out.string({ description: 'The requester’s name as it was then.' }) name: string;
+  @Out.string({ nullable: true, description: 'The MCP client the call came from.' })
+  client_name: string | null;
+}
+
+/** The second admin's decision. */
+export class ApprovalDecidedDto {
+  @Out.enum(['approved', 'denied'] as const) decision: 'approved' | 'denied';
+  @Out.dateTime() at: string;
+  @Out.uuid({ description: 'The admin who decided (never the requester).' }) user_id: string;
+  @Out.string({ nullable: true, description: 'Their name as it was then.' }) name: string | null;
+  @Out.string({ nullable: true, description: 'The reason they gave.' }) reason: string | null;
+  @Out.string({
+    description:
+      'Where such a decision is made: the admin console’s Approvals page (`POST /v1/mcp/approvals/{id}/approve|deny`).',
+  })
+  on: string;
+}
+
+/** The call that used the approval. */
+export class ApprovalExecutedDto {
+  @Out.dateTime() at: string;
+  @Out.string({ description: 'The request id of the call that ran (its audit events carry it).' })
+  request_id: string;
+  @Out.uuid({
+    nullable: true,
+    description:
+      'That call in the history; null if its row is gone (retention) or not yet written.',
+  })
+  tool_call_id: string | null;
+}
+
+/** An approval request as a chain: asked → decided (by whom, where, why) → what ran. */
+export class ApprovalChainDto {
+  @Out.uuid() id: string;
+  @Out.string({
+    description: '`pending`, `approved`, `denied`, `expired`, `executed` or `superseded`.',
+  })
+  status: string;
+  @Out.dateTime() expires_at: string;
+  @Out.nested(() => ApprovalRequestedDto) requested: ApprovalRequestedDto;
+  @Out.nested(() => ApprovalDecidedDto, { nullable: true, description: 'Null while undecided.' })
+  decided: ApprovalDecidedDto | null;
+  @Out.nested(() => ApprovalExecutedDto, { nullable: true, description: 'Null until a call ran.' })
+  executed: ApprovalExecutedDto | null;
+}
+
 /** A tool call with what it used and what it did: its confirmation and its audit events. */
 export class ToolCallDetailDto extends ToolCallDto {
+  @Out.nested(() => ApprovalChainDto, {
+    nullable: true,
+    description:
+      'The approval request of the call (`approval_id`) as a chain: requested, decided, executed; null when none.',
+  })
+  approval: ApprovalChainDto | null;
   @Out.nested(() => ConfirmationDto, {
     nullable: true,
     description: 'The confirmation presented with the call (`confirmation_id`); null when none.',

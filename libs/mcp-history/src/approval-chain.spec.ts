@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { Approval } from '@app/approvals';
+import { toApprovalChain } from './mcp-history.service.js';
+
+const ASKED = new Date('2026-12-04T10:00:00.000Z');
+const NOW = new Date('2026-12-04T10:05:00.000Z');
+
+const PENDING: Approval = {
+  id: 'appr-1',
+  organizationId: 'org-1',
+  tokenId: 'tok-1',
+  userId: 'olivia',
+  requesterName: 'Olivia Owner',
+  requesterEmail: 'olivia@acme.test',
+  tool: 'delete_portal_user',
+  argumentsDigest: 'd',
+  arguments: { id: 'u-1' },
+  targetType: 'portal_user',
+  targetId: 'u-1',
+  message: 'Delete?',
+  clientName: 'agent',
+  protocolVersion: '2026-07-28',
+  requestId: 'req-asked',
+  policyVersion: 1,
+  expirySeconds: 600,
+  status: 'pending',
+  createdAt: ASKED,
+  expiresAt: new Date('2026-12-04T10:10:00.000Z'),
+  decidedAt: null,
+  decidedBy: null,
+  decidedByName: null,
+  reason: null,
+  executedAt: null,
+  executedRequestId: null,
+  reportedAt: null,
+};
+
+const DECIDED = {
+  decidedAt: new Date('2026-12-04T10:01:00.000Z'),
+  decidedBy: 'max',
+  decidedByName: 'Max Member',
+  reason: 'ticket 42',
+};
+
+describe('toApprovalChain', () => {
+  it('a pending request: asked only', () => {
+    expect(toApprovalChain(PENDING, null, NOW)).toMatchObject({
+      status: 'pending',
+      requested: { at: ASKED.toISOString(), user_id: 'olivia', name: 'Olivia Owner' },
+      decided: null,
+      executed: null,
+    });
+  });
+
+  it('a denial names the decider, the reason and where it was decided; nothing ran', () => {
+    const chain = toApprovalChain({ ...PENDING, ...DECIDED, status: 'denied' }, null, NOW);
+    expect(chain.decided).toMatchObject({
+      decision: 'denied',
+      user_id: 'max',
+      name: 'Max Member',
+      reason: 'ticket 42',
+      on: expect.stringContaining('Approvals page'),
+    });
+    expect(chain.executed).toBeNull();
+  });
+
+  it('an executed request stays approved and leads to the call that ran', () => {
+    const executedAt = new Date('2026-12-04T10:02:00.000Z');
+    const chain = toApprovalChain(
+      { ...PENDING, ...DECIDED, status: 'executed', executedAt, executedRequestId: 'req-ran' },
+      'call-ran',
+      NOW,
+    );
+    expect(chain.decided?.decision).toBe('approved');
+    expect(chain.executed).toEqual({
+      at: executedAt.toISOString(),
+      request_id: 'req-ran',
+      tool_call_id: 'call-ran',
+    });
+  });
+
+  it('an approved request past its expiry shows expired, its decision kept', () => {
+    const lapsed = new Date('2026-12-04T10:20:00.000Z');
+    const chain = toApprovalChain({ ...PENDING, ...DECIDED, status: 'approved' }, null, lapsed);
+    expect(chain.status).toBe('expired');
+    expect(chain.decided?.decision).toBe('approved');
+  });
+});
