@@ -310,6 +310,7 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
       // The detail is the listed row plus what the call used and wrote.
       expect(got.body).toEqual({
         ...list.body.data[0],
+        approval: null,
         confirmation: null,
         audit_events: [],
         trace_url: null,
@@ -476,7 +477,13 @@ describe('REST /v1/mcp/tool-calls and /v1/mcp/confirmations (admin history)', ()
         tool_call_id: calls[2].id,
       });
       const toolCall = await call(t, 'GET', `/v1/mcp/tool-calls/${calls[2].id}`);
-      const { confirmation: _used, audit_events: _wrote, trace_url: _link, ...row } = toolCall.body;
+      const {
+        approval: _chain,
+        confirmation: _used,
+        audit_events: _wrote,
+        trace_url: _link,
+        ...row
+      } = toolCall.body;
       expect(r.body.tool_call).toEqual(row);
       expect(ids(r.body.audit_events)).toEqual(auditIds);
       expect(r.body.audit_events[0]).toMatchObject({
