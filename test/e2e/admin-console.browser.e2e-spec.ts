@@ -352,7 +352,21 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     const gone = await t.request(`/v1/accounts/${account.id}`, { token: 'owner' });
     expect(gone.status).toBe(404);
     await page.reload();
-    await page.locator('table.rows tr', { hasText: 'Max Member' }).getByText('executed').waitFor();
+    const done = page.locator('table.rows tr', { hasText: 'Max Member' });
+    await done.getByText('executed').waitFor();
+
+    // The history shows the chain: from the decided request to the call that ran, asked → who
+    // approved where and why → ran (this call).
+    await done.getByRole('link', { name: /^The call of request / }).click();
+    await page.getByRole('heading', { name: /^Tool call/ }).waitFor();
+    const steps = page.getByRole('list', { name: 'Approval steps' });
+    await steps.waitFor();
+    const chain = await steps.innerText();
+    expect(chain).toMatch(/Asked .* by Max Member through Claude Desktop/);
+    expect(chain).toMatch(/Approved .* by Olivia Owner on the admin console's Approvals page/);
+    expect(chain).toContain('reason: «Duplicate of Wayne Corp»');
+    expect(chain).toMatch(/Ran .*\(this call\)/);
+    await shot('console-call-approval-chain');
   });
 
   it('denies a request only with a reason; that agent’s retry is told the reason, nothing is deleted', async () => {
@@ -371,7 +385,7 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
       {},
       noElicitation,
     );
-    await page.reload();
+    await page.goto(`${t.url}/admin/approvals`);
     const his = page.locator('li.approval', { hasText: 'Stark Industries' });
     await his.getByRole('button', { name: /^Deny delete_account/ }).click();
     const dialog = page.getByRole('dialog');

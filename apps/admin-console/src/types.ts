@@ -27,6 +27,8 @@ export interface ToolCall {
   token_id: string;
   duration_ms: number;
   confirmation_id: string | null;
+  /** The approval request (policy `approval`) the call ran under or was refused for. */
+  approval_id: string | null;
   request_id: string;
   trace_id: string | null;
   correlation_id: string | null;
@@ -86,7 +88,25 @@ export interface ConfirmationDetail extends Confirmation {
   audit_events: AuditEvent[];
 }
 
+/** An approval request as a chain: asked → decided (by whom, where, why) → what ran. */
+export interface ApprovalChain {
+  id: string;
+  status: string;
+  expires_at: string;
+  requested: { at: string; user_id: string; name: string; client_name: string | null };
+  decided: {
+    decision: 'approved' | 'denied';
+    at: string;
+    user_id: string;
+    name: string | null;
+    reason: string | null;
+    on: string;
+  } | null;
+  executed: { at: string; request_id: string; tool_call_id: string | null } | null;
+}
+
 export interface ToolCallDetail extends ToolCall {
+  approval: ApprovalChain | null;
   confirmation: Confirmation | null;
   audit_events: AuditEvent[];
   /** The call's trace in the trace viewer (TRACE_URL_TEMPLATE); null when not configured or not traced. */

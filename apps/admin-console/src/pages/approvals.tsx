@@ -5,7 +5,7 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { Ago } from '../components/time.js';
-import type { ApprovalRequest, Page } from '../types.js';
+import type { ApprovalRequest, Page, ToolCall } from '../types.js';
 import { useApi, useInterval } from '../use-api.js';
 
 /** Said when a decision changes how many requests wait (the navigation's count listens). */
@@ -189,7 +189,7 @@ export function ApprovalsPage(props: { me: string }) {
                     <StatusBadge status={r.status} />
                     {r.executed_at ? (
                       <div class="muted small">
-                        ran <Ago iso={r.executed_at} />
+                        ran <Ago iso={r.executed_at} /> <CallsLink request={r} />
                       </div>
                     ) : null}
                   </td>
@@ -234,5 +234,23 @@ export function ApprovalsPage(props: { me: string }) {
         ) : null}
       </ConfirmDialog>
     </section>
+  );
+}
+
+/**
+ * The newest call of the history that carries this request's id (the call that ran, or a replay
+ * refused after it); its detail shows the whole chain and links the call that ran.
+ */
+function CallsLink(props: { request: ApprovalRequest }) {
+  const calls = useApi<Page<ToolCall>>('/v1/mcp/tool-calls', {
+    approval_id: props.request.id,
+    since: props.request.created_at,
+    limit: 1,
+  });
+  const newest = calls.data?.data[0];
+  return newest === undefined ? null : (
+    <a href={`/admin/calls/${newest.id}`} aria-label={`The call of request ${props.request.id}`}>
+      (the call)
+    </a>
   );
 }

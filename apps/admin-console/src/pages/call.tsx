@@ -2,11 +2,14 @@ import { OutcomeBadge, StatusBadge } from '../components/badges.js';
 import { PersonName, TokenName } from '../components/names.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { duration, fullTime } from '../format.js';
-import type { ToolCallDetail } from '../types.js';
+import type { ApprovalChain, ToolCallDetail } from '../types.js';
 import { useApi } from '../use-api.js';
 import { AuditEventCards } from './audit-events-list.js';
 
-/** One tool call: what was called, by whom, how it ended, its confirmation and its writes. */
+/**
+ * One tool call: what was called, by whom, how it ended, the decision it needed (its confirmation,
+ * or its approval request as a chain) and its writes.
+ */
 export function CallPage(props: { id: string }) {
   const call = useApi<ToolCallDetail & { outcome: string }>(`/v1/mcp/tool-calls/${props.id}`);
   const c = call.data;
@@ -88,6 +91,8 @@ export function CallPage(props: { id: string }) {
             </dd>
           </dl>
 
+          {c.approval ? <ApprovalSteps chain={c.approval} callId={c.id} /> : null}
+
           <h2>Confirmation</h2>
           {c.confirmation ? (
             <div class="card">
@@ -103,7 +108,11 @@ export function CallPage(props: { id: string }) {
               </p>
             </div>
           ) : (
-            <p class="empty">This call used no confirmation.</p>
+            <p class="empty">
+              {c.approval
+                ? 'This call needed an admin’s approval (above), not a confirmation.'
+                : 'This call used no confirmation.'}
+            </p>
           )}
 
           <h2>Audit events it produced</h2>
@@ -111,5 +120,68 @@ export function CallPage(props: { id: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/** The approval request the call ran under or was refused for: asked → decided → what ran. */
+function ApprovalSteps(props: { chain: ApprovalChain; callId: string }) {
+  const { chain, callId } = props;
+  const ran = chain.executed;
+  return (
+    <>
+      <h2>Approval</h2>
+      <ol class="card chain" aria-label="Approval steps">
+        <li>
+          <strong>Asked</strong>{' '}
+          <time dateTime={chain.requested.at}>{fullTime(chain.requested.at)}</time> by{' '}
+          {chain.requested.name}
+          {chain.requested.client_name ? ` through ${chain.requested.client_name}` : ''}{' '}
+          <span class="muted">
+            (request <code>{chain.id}</code>, <StatusBadge status={chain.status} />)
+          </span>
+        </li>
+        <li>
+          {chain.decided ? (
+            <>
+              <strong>{chain.decided.decision === 'approved' ? 'Approved' : 'Denied'}</strong>{' '}
+              <time dateTime={chain.decided.at}>{fullTime(chain.decided.at)}</time> by{' '}
+              {chain.decided.name ?? <PersonName id={chain.decided.user_id} />} on{' '}
+              {chain.decided.on}
+              {chain.decided.reason ? <> — reason: «{chain.decided.reason}»</> : null}
+            </>
+          ) : (
+            <>
+              <strong>Not decided</strong>
+              <span class="muted">
+                {' '}
+                (open until <time dateTime={chain.expires_at}>{fullTime(chain.expires_at)}</time>;
+                decided on <a href="/admin/approvals">the Approvals page</a>)
+              </span>
+            </>
+          )}
+        </li>
+        <li>
+          {ran ? (
+            <>
+              <strong>Ran</strong> <time dateTime={ran.at}>{fullTime(ran.at)}</time>{' '}
+              {ran.tool_call_id === callId ? (
+                '(this call)'
+              ) : ran.tool_call_id ? (
+                <a href={`/admin/calls/${ran.tool_call_id}`}>the call that ran</a>
+              ) : (
+                <span class="muted">
+                  (request <code>{ran.request_id}</code>; its history row is gone)
+                </span>
+              )}
+            </>
+          ) : (
+            <>
+              <strong>Nothing ran</strong>
+              <span class="muted"> under this request</span>
+            </>
+          )}
+        </li>
+      </ol>
+    </>
   );
 }
