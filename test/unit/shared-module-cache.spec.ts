@@ -4,11 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The integration and e2e tiers run with `isolate: false` (vitest.config.ts): the files one worker
- * runs share its module cache and its `process`. That is sound only while no file of theirs
- * replaces a module or changes what the next file finds: no `vi.mock` / `vi.doMock`, no stubbed
- * environment or global, no assignment to or deletion from `process.env`. A file that needs one of
- * those belongs in the unit tier (isolated), or passes the setting to the server it starts.
+ * Every tier runs with `isolate: false` (vitest.config.ts): the files one worker runs share its
+ * module cache and its `process`. That is sound only while no file replaces a module or changes
+ * what the next file finds: no `vi.mock` / `vi.doMock`, no stubbed environment or global, no
+ * assignment to or deletion from `process.env`, and fake timers only where the same file puts the
+ * real ones back. A test that needs one of those passes the setting to what it builds (a config
+ * object, the server it starts) instead, or becomes a project of its own with `isolate: true`.
  */
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = resolve(dirname(SELF), '../..');
@@ -24,20 +25,34 @@ function files(dir: string, pattern: RegExp): string[] {
   });
 }
 
-describe('files that share a worker’s module cache (integration, e2e)', () => {
+/** Every test file of every tier, but this one (whose samples show what the check refuses). */
+function testFiles(): string[] {
+  return ['apps', 'libs', 'test']
+    .flatMap((dir) => files(join(ROOT, dir), /\.(spec|e2e-spec)\.ts$/))
+    .filter((file) => file !== SELF);
+}
+
+describe('files that share a worker’s module cache (every tier)', () => {
   it('mock no module and change no environment or global', () => {
-    const shared = [
-      ...files(join(ROOT, 'test/integration'), /\.spec\.ts$/),
-      ...files(join(ROOT, 'test/e2e'), /(?<!\.browser)\.e2e-spec\.ts$/),
-      ...['apps', 'libs'].flatMap((dir) => files(join(ROOT, dir), /\.integration\.spec\.ts$/)),
-    ];
-    expect(shared.length).toBeGreaterThan(50);
+    const shared = testFiles();
+    expect(shared.length).toBeGreaterThan(130);
     const found = shared.flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(SHARED_STATE)].map(
         (m) => `${relative(ROOT, file)}: ${m[0]}`,
       ),
     );
     expect(found).toEqual([]);
+  });
+
+  it('put the real timers back wherever they fake them', () => {
+    const faking = testFiles().filter((file) =>
+      /\bvi\s*\.\s*useFakeTimers\s*\(/.test(readFileSync(file, 'utf8')),
+    );
+    expect(faking.length).toBeGreaterThan(0);
+    const leaving = faking
+      .filter((file) => !/\bvi\s*\.\s*useRealTimers\s*\(/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(ROOT, file));
+    expect(leaving).toEqual([]);
   });
 
   it('the check finds the forms it refuses, and leaves reads alone', () => {
