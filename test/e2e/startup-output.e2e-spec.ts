@@ -175,8 +175,8 @@ describe('start-up output of the built server', () => {
     const port = await freePort();
     const dataDir = inWork('pipe');
     // What goes to which stream does not depend on a first start: the run's migrated template
-    // spares this start initdb and the migrations. The terminal cases below start from nothing,
-    // as a newcomer's first `npm start` does.
+    // spares this start initdb and the migrations. The first terminal case below starts from
+    // nothing, as a newcomer's first `npm start` does.
     await seedEmbeddedDataDir(dataDir);
     const child = spawn(process.execPath, [MAIN], {
       cwd: ROOT,
@@ -258,6 +258,9 @@ describe('start-up output of the built server', () => {
       const dataDir = inWork('tty');
       const errFile = inWork('tty-stderr.txt');
       const pidFile = inWork('tty-pid.txt');
+      // Which stream the banner goes to does not depend on a first start (the case above is one):
+      // this start begins from the run's migrated template, sparing initdb and the migrations.
+      await seedEmbeddedDataDir(dataDir);
       // The shell records its pid, then becomes the server (exec): that pid is the server's.
       const command = `echo $$ > '${pidFile}'; exec '${process.execPath}' '${MAIN}' 2> '${errFile}'`;
       const child = spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
