@@ -164,11 +164,12 @@ describe('npm run admin (the built command, a fresh database)', () => {
       [['frobnicate'], 2, 'unknown command'],
       [['org:create', '--bogus'], 2, 'usage'],
     ];
-    for (const [args, code, message] of cases) {
-      const r = await admin(...args);
-      expect(r.code, args.join(' ')).toBe(code);
-      expect(r.err, args.join(' ')).toContain(message);
-    }
+    // Each case is a process of its own that changes nothing: they run side by side.
+    const answers = await Promise.all(cases.map(([args]) => admin(...args)));
+    cases.forEach(([args, code, message], i) => {
+      expect(answers[i].code, args.join(' ')).toBe(code);
+      expect(answers[i].err, args.join(' ')).toContain(message);
+    });
   }, 240_000);
 
   it('every write leaves audit events like the REST API’s, with the command as the actor, never a secret', async () => {
