@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startBuiltServer, type BuiltServer } from '../support/built-server.js';
+import { startBuiltServers, type BuiltServer } from '../support/built-server.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { Json } from '../support/mcp-peers.js';
 import { legacyToolCall } from '../support/raw-mcp.js';
@@ -200,14 +200,12 @@ describe('client attribution across replicas', () => {
   let b: BuiltServer | undefined;
   let other: BuiltServer | undefined;
   beforeAll(async () => {
-    a = await startBuiltServer({ env: { SERVER_SECRET_KEYS: key } });
-    // A rotation in progress on the second replica: a new key first, the shared one still listed.
-    b = await startBuiltServer({
-      env: { SERVER_SECRET_KEYS: `${randomBytes(32).toString('hex')},${key}` },
-    });
-    other = await startBuiltServer({
-      env: { SERVER_SECRET_KEYS: randomBytes(32).toString('hex') },
-    });
+    [a, b, other] = await startBuiltServers([
+      { env: { SERVER_SECRET_KEYS: key } },
+      // A rotation in progress on the second replica: a new key first, the shared one still listed.
+      { env: { SERVER_SECRET_KEYS: `${randomBytes(32).toString('hex')},${key}` } },
+      { env: { SERVER_SECRET_KEYS: randomBytes(32).toString('hex') } },
+    ]);
   }, 360_000);
   afterAll(async () => {
     await Promise.all([a?.dispose(), b?.dispose(), other?.dispose()]);

@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import * as fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../support/mcp-peers.js';
-import { startBuiltServer, type BuiltServer, type LogLine } from '../support/built-server.js';
+import { startBuiltServers, type BuiltServer, type LogLine } from '../support/built-server.js';
 import { answer, askedOf } from '../support/mcp-confirmation-fixtures.js';
 import { REDIS_SERVER_MISSING, TestRedis } from '../support/redis-server.js';
 import { skipWhen } from '../support/skip.js';
@@ -49,6 +49,8 @@ const COOKIE_SECRET = `cookie-${randomHex(12)}`;
 
 let receiver: OtlpReceiver;
 let s: BuiltServer;
+/** A server that opted in to arguments and results on its spans. */
+let opted: BuiltServer;
 
 /**
  * The server's Redis: the one REDIS_URL names (CI's), else a redis-server of the test's own, else
@@ -165,24 +167,37 @@ beforeAll(async () => {
   if (SHARED_REDIS_URL === undefined && REDIS_SERVER_MISSING === false)
     ownRedis = await TestRedis.start();
   const redisUrl = SHARED_REDIS_URL ?? ownRedis?.url;
-  s = await startBuiltServer({
-    env: {
-      // Rate limits in Redis, under keys of this run's own on a shared Redis.
-      ...(redisUrl === undefined
-        ? {}
-        : { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `trace-e2e-${RUN}` }),
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-      OTEL_SERVICE_NAME: 'platform-mcp-e2e',
-      TRACE_URL_TEMPLATE: 'http://traces.example/trace/{traceId}?from=console',
+  // The server under test and, beside it, one that opted in to content on spans (started
+  // together: each start mostly waits).
+  [s, opted] = await startBuiltServers([
+    {
+      env: {
+        // Rate limits in Redis, under keys of this run's own on a shared Redis.
+        ...(redisUrl === undefined
+          ? {}
+          : { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `trace-e2e-${RUN}` }),
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_SERVICE_NAME: 'platform-mcp-e2e',
+        TRACE_URL_TEMPLATE: 'http://traces.example/trace/{traceId}?from=console',
+      },
     },
-  });
+    {
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      },
+    },
+  ]);
 }, 180_000);
 
 afterAll(async () => {
-  await s?.dispose();
+  await Promise.all([s?.dispose(), opted?.dispose()]);
   await ownRedis?.stop();
   await receiver?.close();
 });
@@ -513,27 +528,14 @@ describe('arguments and results on spans', () => {
     expect(off.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
     expect(off.attributes['gen_ai.tool.call.result']).toBeUndefined();
 
-    const opted = await startBuiltServer({
-      env: {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_TRACES_SAMPLER: 'parentbased_always_on',
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-        OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
-      },
+    const on = await call(opted);
+    expect(JSON.parse(String(on.attributes['gen_ai.tool.call.arguments']))).toEqual({
+      q: marker,
+      limit: 1,
     });
-    try {
-      const on = await call(opted);
-      expect(JSON.parse(String(on.attributes['gen_ai.tool.call.arguments']))).toEqual({
-        q: marker,
-        limit: 1,
-      });
-      const result: Json = JSON.parse(String(on.attributes['gen_ai.tool.call.result']));
-      expect(result.structuredContent).toMatchObject({ data: [] });
-    } finally {
-      await opted.dispose();
-    }
-  }, 180_000);
+    const result: Json = JSON.parse(String(on.attributes['gen_ai.tool.call.result']));
+    expect(result.structuredContent).toMatchObject({ data: [] });
+  });
 });
 
 describe('span attributes', () => {

@@ -211,3 +211,17 @@ export async function startBuiltServer(options: BuiltServerOptions = {}): Promis
     dispose,
   };
 }
+
+/**
+ * Several built servers started side by side (each start mostly waits on its engine and its
+ * migrator check, so together they take little longer than one); if any fails to start, the
+ * others are stopped again and the first failure is thrown.
+ */
+export async function startBuiltServers(list: BuiltServerOptions[]): Promise<BuiltServer[]> {
+  const settled = await Promise.allSettled(list.map((options) => startBuiltServer(options)));
+  const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed === undefined) return started;
+  await Promise.all(started.map((server) => server.dispose()));
+  throw failed.reason;
+}
