@@ -85,7 +85,7 @@ function argumentsFor(schema: Json, ids: Record<string, string>): Record<string,
  * database at once, few enough that a 2-core machine shared with other work answers each on time
  * (the bound is the server's, not the test machine's scheduler).
  */
-async function inParallel<T>(jobs: (() => Promise<T>)[], width = 24): Promise<T[]> {
+async function inParallel<T>(jobs: (() => Promise<T>)[], width = 16): Promise<T[]> {
   const results: T[] = [];
   let next = 0;
   const lane = async (): Promise<void> => {
