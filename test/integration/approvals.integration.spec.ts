@@ -152,6 +152,7 @@ describe('approval policy', () => {
     expect(approved.body).toMatchObject({
       status: 'approved',
       decided_by_name: 'Max Member',
+      decided_via: 'api',
       reason: 'checked with sales',
     });
     expect((await decide(a, 'member', id, 'deny', { reason: 'too late' })).status).toBe(409);
@@ -285,8 +286,8 @@ describe('approval in the call history', () => {
     expect(detail.status).toBe(200);
     const ran: Json = await detail.json();
     expect(ran).toMatchObject({ id: calls[0].id, approval_id: id });
-    // The chain: asked by Olivia from her client, approved by Max on the Approvals page with his
-    // reason, and the call that ran.
+    // The chain: asked by Olivia from her client, approved by Max with his reason through the API
+    // (his personal token, named), and the call that ran.
     expect(ran.approval).toEqual({
       id,
       status: 'executed',
@@ -303,7 +304,10 @@ describe('approval in the call history', () => {
         user_id: expect.any(String),
         name: 'Max Member',
         reason: 'ticket 42',
-        on: expect.stringContaining('Approvals page'),
+        via: 'api',
+        on: expect.stringMatching(
+          /^the REST API \(POST \/v1\/mcp\/approvals\/\{id\}\/approve\|deny\) with the personal token «.+»$/,
+        ),
       },
       executed: { at: expect.any(String), request_id: ran.request_id, tool_call_id: calls[0].id },
     });

@@ -40,6 +40,10 @@ export interface Approval {
   decidedAt: Date | null;
   decidedBy: string | null;
   decidedByName: string | null;
+  /** Where it was decided; null for a request decided before this was recorded. */
+  decidedVia: DecidedVia | null;
+  /** The personal token's name, for a decision made through the API. */
+  decidedTokenName: string | null;
   reason: string | null;
   executedAt: Date | null;
   executedRequestId: string | null;
@@ -64,4 +68,17 @@ export function visibleStatus(
     a.expiresAt.getTime() <= now.getTime()
     ? 'expired'
     : a.status;
+}
+
+/** Where an admin decides: the console's Approvals page (a session) or the API (a personal token). */
+export const DECIDED_VIA = ['console', 'api'] as const;
+export type DecidedVia = (typeof DECIDED_VIA)[number];
+
+/** Who decides a request, and through what. */
+export interface Decider {
+  userId: string;
+  name: string;
+  via: DecidedVia;
+  /** The personal token's name when `via` is `api`, else null. */
+  tokenName: string | null;
 }

@@ -1,7 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
 import { Input, Out, PageQueryDto } from '@app/rest-contract';
-import { APPROVAL_STATUSES, type ApprovalStatus } from './approval.js';
+import {
+  APPROVAL_STATUSES,
+  DECIDED_VIA,
+  type ApprovalStatus,
+  type DecidedVia,
+} from './approval.js';
 
 export class ListApprovalsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
@@ -66,6 +71,12 @@ export class ApprovalDto {
   @Out.uuid({ nullable: true, description: 'The admin who approved or denied it.' })
   decided_by: string | null;
   @Out.string({ nullable: true }) decided_by_name: string | null;
+  @Out.enum(DECIDED_VIA, {
+    nullable: true,
+    description:
+      'Where it was decided: `console` (the admin console’s Approvals page) or `api` (a personal token); null while undecided, or for a request decided before this was recorded.',
+  })
+  decided_via: DecidedVia | null;
   @Out.string({ nullable: true }) reason: string | null;
   @Out.dateTime({ nullable: true, description: 'When the approved call ran (once).' })
   executed_at: string | null;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { newestFirstQuery, type Condition } from '@app/rest-contract';
-import type { Approval, ApprovalBinding, ApprovalStatus } from './approval.js';
+import type { Approval, ApprovalBinding, ApprovalStatus, DecidedVia, Decider } from './approval.js';
 
 interface ApprovalRow {
   id: string;
@@ -28,6 +28,8 @@ interface ApprovalRow {
   decided_at: Date | null;
   decided_by: string | null;
   decided_by_name: string | null;
+  decided_via: DecidedVia | null;
+  decided_token_name: string | null;
   reason: string | null;
   executed_at: Date | null;
   executed_request_id: string | null;
@@ -43,7 +45,8 @@ export interface FoundApproval {
 const COLUMNS = `id, organization_id, token_id, user_id, requester_name, requester_email, tool,
   arguments_digest, arguments, target_type, target_id, message, client_name, protocol_version,
   request_id, policy_version, expiry_seconds, status, created_at, expires_at, decided_at,
-  decided_by, decided_by_name, reason, executed_at, executed_request_id, reported_at`;
+  decided_by, decided_by_name, decided_via, decided_token_name, reason, executed_at,
+  executed_request_id, reported_at`;
 
 /** The row must still be bound to what the caller presents ($2…$6). */
 const BOUND = `organization_id = $2 AND token_id = $3 AND user_id = $4 AND tool = $5 AND arguments_digest = $6`;
@@ -297,23 +300,25 @@ export class ApprovalsRepository {
 
   /**
    * pending → approved (open again for `expiry_seconds` from now, for the retry) or denied, by
-   * `decider`, never the requester; only while pending and unlapsed.
+   * `decider` (through the console or the API), never the requester; only while pending and
+   * unlapsed.
    */
   async decide(
     tx: EntityManager,
     id: string,
     to: 'approved' | 'denied',
-    decider: { userId: string; name: string },
+    decider: Decider,
     reason: string | null,
   ): Promise<Approval | undefined> {
     const [rows] = await tx.query<[ApprovalRow[], number]>(
       `UPDATE mcp_approvals
           SET status = $2, decided_at = now(), decided_by = $3, decided_by_name = $4, reason = $5,
+              decided_via = $6, decided_token_name = $7,
               expires_at = CASE WHEN $2 = 'approved'
                 THEN now() + expiry_seconds * interval '1 second' ELSE expires_at END
         WHERE id = $1 AND status = 'pending' AND expires_at > now() AND user_id <> $3
         RETURNING ${COLUMNS}`,
-      [id, to, decider.userId, decider.name, reason],
+      [id, to, decider.userId, decider.name, reason, decider.via, decider.tokenName],
     );
     const row = rows[0];
     return row === undefined ? undefined : toApproval(row);
@@ -373,6 +378,8 @@ function toApproval(r: ApprovalRow): Approval {
     decidedAt: r.decided_at,
     decidedBy: r.decided_by,
     decidedByName: r.decided_by_name,
+    decidedVia: r.decided_via,
+    decidedTokenName: r.decided_token_name,
     reason: r.reason,
     executedAt: r.executed_at,
     executedRequestId: r.executed_request_id,

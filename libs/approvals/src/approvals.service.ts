@@ -103,7 +103,13 @@ export class Approvals {
         tx,
         approval.id,
         to,
-        { userId: principal.userId, name: principal.userName },
+        {
+          userId: principal.userId,
+          name: principal.userName,
+          // A signed-in session is the console's; anything else is a personal token on the API.
+          via: principal.tokenKind === 'session' ? 'console' : 'api',
+          tokenName: principal.tokenKind === 'session' ? null : principal.tokenName,
+        },
         reason ?? null,
       );
       if (decided === undefined) throw new Error('A locked pending request did not change');
@@ -147,6 +153,7 @@ export function toApprovalDto(a: Approval, now: Date): Plain<ApprovalDto> {
     decided_at: a.decidedAt?.toISOString() ?? null,
     decided_by: a.decidedBy,
     decided_by_name: a.decidedByName,
+    decided_via: a.decidedVia,
     reason: a.reason,
     executed_at: a.executedAt?.toISOString() ?? null,
   };

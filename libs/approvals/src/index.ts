@@ -14,4 +14,6 @@ export {
   visibleStatus as visibleApprovalStatus,
   type Approval,
   type ApprovalStatus,
+  DECIDED_VIA,
+  type DecidedVia,
 } from './approval.js';

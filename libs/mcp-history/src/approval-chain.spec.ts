@@ -29,6 +29,8 @@ const PENDING: Approval = {
   decidedAt: null,
   decidedBy: null,
   decidedByName: null,
+  decidedVia: null,
+  decidedTokenName: null,
   reason: null,
   executedAt: null,
   executedRequestId: null,
@@ -39,6 +41,8 @@ const DECIDED = {
   decidedAt: new Date('2026-12-04T10:01:00.000Z'),
   decidedBy: 'max',
   decidedByName: 'Max Member',
+  decidedVia: 'console' as const,
+  decidedTokenName: null,
   reason: 'ticket 42',
 };
 
@@ -59,9 +63,37 @@ describe('toApprovalChain', () => {
       user_id: 'max',
       name: 'Max Member',
       reason: 'ticket 42',
-      on: expect.stringContaining('Approvals page'),
+      via: 'console',
+      on: "the admin console's Approvals page",
     });
     expect(chain.executed).toBeNull();
+  });
+
+  it('a decision made through the API names the personal token, not the console', () => {
+    const chain = toApprovalChain(
+      {
+        ...PENDING,
+        ...DECIDED,
+        decidedVia: 'api',
+        decidedTokenName: 'release bot',
+        status: 'approved',
+      },
+      null,
+      NOW,
+    );
+    expect(chain.decided).toMatchObject({
+      via: 'api',
+      on: 'the REST API (POST /v1/mcp/approvals/{id}/approve|deny) with the personal token «release bot»',
+    });
+  });
+
+  it('a request decided before the server recorded where says so instead of guessing', () => {
+    const chain = toApprovalChain(
+      { ...PENDING, ...DECIDED, decidedVia: null, status: 'denied' },
+      null,
+      NOW,
+    );
+    expect(chain.decided).toMatchObject({ via: null, on: expect.stringContaining('not recorded') });
   });
 
   it('an executed request stays approved and leads to the call that ran', () => {

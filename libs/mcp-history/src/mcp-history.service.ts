@@ -221,8 +221,15 @@ const CHAIN_CLOCK_MARGIN_MS = 60_000;
 /** A request's calls looked through for the one that ran (retries of one call: a handful). */
 const CHAIN_CALLS_MAX = 200;
 
-/** Where the second admin decides: the console's page over the approvals API. */
-const DECIDED_ON = "the admin console's Approvals page (POST /v1/mcp/approvals/{id}/approve|deny)";
+/** Where the second admin decided, in words: the console's page, or the API with which token. */
+function decidedOn(a: Approval): string {
+  if (a.decidedVia === 'console') return "the admin console's Approvals page";
+  if (a.decidedVia === null) return 'not recorded (decided before this server kept where)';
+  const route = 'the REST API (POST /v1/mcp/approvals/{id}/approve|deny)';
+  return a.decidedTokenName === null
+    ? route
+    : `${route} with the personal token «${a.decidedTokenName}»`;
+}
 
 export function toApprovalChain(
   a: Approval,
@@ -253,7 +260,8 @@ function decidedOf(a: Approval): Plain<ApprovalDecidedDto> | null {
     user_id: a.decidedBy,
     name: a.decidedByName,
     reason: a.reason,
-    on: DECIDED_ON,
+    via: a.decidedVia,
+    on: decidedOn(a),
   };
 }
 

@@ -1,4 +1,5 @@
 import { IsOptional } from 'class-validator';
+import { DECIDED_VIA, type DecidedVia } from '@app/approvals';
 import { AuditEventDto } from '@app/audit-trail';
 import { Input, Out, Timestamp } from '@app/rest-contract';
 import { ConfirmationDto } from './confirmation-history.dto.js';
@@ -23,9 +24,15 @@ export class ApprovalDecidedDto {
   @Out.uuid({ description: 'The admin who decided (never the requester).' }) user_id: string;
   @Out.string({ nullable: true, description: 'Their name as it was then.' }) name: string | null;
   @Out.string({ nullable: true, description: 'The reason they gave.' }) reason: string | null;
+  @Out.enum(DECIDED_VIA, {
+    nullable: true,
+    description:
+      'Where it was decided: `console` (the admin console’s Approvals page) or `api` (`POST /v1/mcp/approvals/{id}/approve|deny` with a personal token); null for a request decided before this was recorded.',
+  })
+  via: DecidedVia | null;
   @Out.string({
     description:
-      'Where such a decision is made: the admin console’s Approvals page (`POST /v1/mcp/approvals/{id}/approve|deny`).',
+      'The same in words, naming the personal token for a decision made through the API.',
   })
   on: string;
 }

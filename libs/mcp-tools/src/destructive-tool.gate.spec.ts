@@ -532,6 +532,8 @@ describe('DestructiveToolGate', () => {
       decidedAt: null,
       decidedBy: null,
       decidedByName: null,
+      decidedVia: null,
+      decidedTokenName: null,
       reason: null,
       executedAt: null,
       executedRequestId: null,

@@ -25,6 +25,7 @@ import { HistoryIndexes1765600000000 } from './1765600000000-history-indexes.js'
 import { VerifiedConfirmations1765700000000 } from './1765700000000-verified-confirmations.js';
 import { McpTasks1765710000000 } from './1765710000000-mcp-tasks.js';
 import { ToolCallApprovalId1765720000000 } from './1765720000000-tool-call-approval-id.js';
+import { ApprovalDecidedVia1765810000000 } from './1765810000000-approval-decided-via.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -58,4 +59,5 @@ export const MIGRATIONS = [
   VerifiedConfirmations1765700000000,
   McpTasks1765710000000,
   ToolCallApprovalId1765720000000,
+  ApprovalDecidedVia1765810000000,
 ];
