@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coverHistory } from '../support/history-partitions.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
   auditEvents,
@@ -330,6 +332,39 @@ describe('approval in the call history', () => {
       token: 'globex_owner',
     });
     expect(strangerDetail.status).toBe(404);
+    // Without `since`, the list reads only the request's own time range: a row stamped two days
+    // before the request was asked (none can be; written here by hand) is outside it, and is
+    // found only by a caller who asks for that range. A request this organisation does not have
+    // lists nothing.
+    await coverHistory(
+      a.db.url,
+      new Date(Date.now() - 3 * 86_400_000).toISOString(),
+      new Date().toISOString(),
+    );
+    const [{ id: early }] = await sqlRows(
+      sql,
+      `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, era, protocol_version, status,
+                                   is_error, duration_ms, request_id, approval_id, created_at)
+       SELECT gen_random_uuid(), organization_id, token_id, user_id, tool, era, protocol_version, status, is_error,
+              duration_ms, 'early-' || request_id, approval_id, now() - interval '2 days'
+         FROM mcp_tool_calls WHERE id = $1
+       RETURNING id`,
+      [calls[0].id],
+    );
+    const bounded: Json = await (
+      await a.request(`/v1/mcp/tool-calls?approval_id=${id}`, { token: 'owner' })
+    ).json();
+    expect(bounded.data.map((c: Json) => c.id)).toEqual(calls.map((c) => c.id));
+    const since = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    const wide: Json = await (
+      await a.request(`/v1/mcp/tool-calls?approval_id=${id}&since=${since}`, { token: 'owner' })
+    ).json();
+    expect(wide.data.map((c: Json) => c.id)).toEqual([...calls.map((c) => c.id), early]);
+    const unknown: Json = await (
+      await a.request(`/v1/mcp/tool-calls?approval_id=${randomUUID()}`, { token: 'owner' })
+    ).json();
+    expect(unknown).toEqual({ data: [], next_cursor: null });
+
     const bad = await a.request('/v1/mcp/tool-calls?approval_id=not-a-uuid', { token: 'owner' });
     expect(bad.status).toBe(422);
   });

@@ -59,15 +59,25 @@ export class McpHistoryService {
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
     assertTimeRange(query);
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const organizationId = this.organizationId;
+    // A request's calls lie in its own time range: from a moment before it was asked. Requests are
+    // kept as long as their organisation (docs/operations.md), so one this organisation does not
+    // have has no calls here either, and no index is walked to find that out.
+    let since = query.since;
+    if (query.approval_id !== undefined) {
+      const approval = await this.approvals.find(organizationId, query.approval_id);
+      if (approval === undefined) return { data: [], next_cursor: null };
+      since ??= callsSince(approval);
+    }
     const rows = await this.toolCalls.list({
-      organizationId: this.organizationId,
+      organizationId,
       tool: query.tool,
       status: query.status,
       userId: query.user,
       tokenId: query.token,
       clientName: query.client,
       approvalId: query.approval_id,
-      since: query.since,
+      since,
       until: query.until,
       after: keysetPosition(query.cursor),
       take: limit + 1,
@@ -202,8 +212,7 @@ export class McpHistoryService {
       const calls = await this.toolCalls.list({
         organizationId,
         approvalId: a.id,
-        // The first call is stamped when received, a moment before it recorded the request.
-        since: new Date(a.createdAt.getTime() - CHAIN_CLOCK_MARGIN_MS).toISOString(),
+        since: callsSince(a),
         take: CHAIN_CALLS_MAX,
       });
       toolCallId = calls.find((c) => c.request_id === a.executedRequestId)?.id ?? null;
@@ -220,6 +229,11 @@ export class McpHistoryService {
 const CHAIN_CLOCK_MARGIN_MS = 60_000;
 /** A request's calls looked through for the one that ran (retries of one call: a handful). */
 const CHAIN_CALLS_MAX = 200;
+
+/** The earliest a request's first call can be stamped: it is received a moment before it asks. */
+function callsSince(a: Approval): string {
+  return new Date(a.createdAt.getTime() - CHAIN_CLOCK_MARGIN_MS).toISOString();
+}
 
 /** Where the second admin decided, in words: the console's page, or the API with which token. */
 function decidedOn(a: Approval): string {

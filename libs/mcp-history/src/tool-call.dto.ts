@@ -61,7 +61,7 @@ export class ListToolCallsQueryDto extends withToolCallFilters(TimeRangeQueryDto
   @ApiPropertyOptional({
     format: 'uuid',
     description:
-      "Only calls that ran under or were refused for this approval request (policy `approval`). Checked on the rows in time order: give `since` (the request's `created_at`) on a long history.",
+      'Only calls that ran under or were refused for this approval request (policy `approval`). Without `since`, from a minute before the request was asked (its calls cannot be older); a request this organisation does not have lists nothing.',
   })
   @IsOptional()
   @IsUUID('all')
