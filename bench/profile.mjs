@@ -115,8 +115,6 @@ function summarise(profile, windows) {
   return { total, categories, buckets, functions };
 }
 
-const pct = (us, total) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
-
 let failed = false;
 const watchdog = setTimeout(
   () => void stopAll(started, log).then(() => process.exit(124)),
@@ -131,28 +129,34 @@ try {
   });
   await stopAll(started, log); // SIGTERM → graceful exit → the profile is written
   process.stdout.write(`\n${consoleTable(run)}\n\n`);
+  // One profile per server thread (`CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile`): the main
+  // server and, for A+redis, C+redis and A+trace*, the replica that serves them.
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   if (files.length === 0) throw new Error(`no .cpuprofile in ${dir}`);
-  const profile = JSON.parse(await readFile(join(dir, files.sort().at(-1)), 'utf8'));
+  // The main thread's (thread id 0): a traced server also runs its module hooks on a thread.
+  const fileOfPid = new Map(
+    files.filter((f) => f.split('.')[4] === '0').map((f) => [Number(f.split('.')[3]), f]),
+  );
   const counts = Object.fromEntries(
     Object.entries(run.results).map(([k, runs]) => [k, runs.reduce((a, r) => a + r.count, 0)]),
   );
   await writeFile(join(dir, 'windows.json'), JSON.stringify({ windows: run.windows, counts }));
-  // Only scenarios served by the profiled server process (not D, E or a baseline build).
-  const keys = run.scenarios
-    .filter((s) => s.pids.length === 1 && s.pids[0] === run.serverPid)
-    .map((s) => s.key);
-  const per = Object.fromEntries(
-    keys.map((k) => [
-      k,
-      summarise(
-        profile,
-        run.windows.filter((w) => w.key === k),
-      ),
-    ]),
-  );
+  // Only scenarios served by one profiled server process (not D, E or a baseline build).
+  const served = run.scenarios.filter((s) => s.pids.length === 1 && fileOfPid.has(s.pids[0]));
+  const keys = served.map((s) => s.key);
+  const profiles = new Map();
+  const per = {};
+  for (const s of served) {
+    const file = fileOfPid.get(s.pids[0]);
+    if (!profiles.has(file))
+      profiles.set(file, JSON.parse(await readFile(join(dir, file), 'utf8')));
+    per[s.key] = summarise(
+      profiles.get(file),
+      run.windows.filter((w) => w.key === s.key),
+    );
+  }
   const cpu = Object.fromEntries(keys.map((k) => [k, run.summary[k].servingCpu]));
-  process.stdout.write(`profile: ${join(dir, files.at(-1))}\n`);
+  process.stdout.write(`profiles: ${[...profiles.keys()].map((f) => join(dir, f)).join(', ')}\n`);
   process.stdout.write(
     `Sampled server time per request (wall clock while the load ran; /proc CPU per request for comparison: ${keys.map((k) => `${k} ${cpu[k].toFixed(0)} µs`).join(', ')})\n\n`,
   );
@@ -186,6 +190,19 @@ try {
         `  ${(f.us / counts[k]).toFixed(1).padStart(7)} µs/req  ${name}  [${f.cat}]\n`,
       );
     }
+  }
+  if (keys.length === 2) {
+    const [a, b] = keys;
+    const names = new Set([...per[a].functions.keys(), ...per[b].functions.keys()]);
+    const diffs = [...names].map((n) => {
+      const fa = per[a].functions.get(n);
+      const fb = per[b].functions.get(n);
+      return [n, (fa?.us ?? 0) / counts[a] - (fb?.us ?? 0) / counts[b], (fa ?? fb).cat];
+    });
+    diffs.sort((x, y) => y[1] - x[1]);
+    process.stdout.write(`\nTop ${top} functions by ${a} − ${b} self time per request:\n`);
+    for (const [name, d, cat] of diffs.slice(0, top))
+      process.stdout.write(`  ${d.toFixed(1).padStart(7)} µs/req  ${name}  [${cat}]\n`);
   }
 } catch (err) {
   failed = true;
