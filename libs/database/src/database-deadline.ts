@@ -200,14 +200,17 @@ export class DeadlinePool extends Pool {
   override connect(callback: PoolCallback): void;
   override connect(callback?: PoolCallback): Promise<pg.PoolClient> | void {
     const budget = budgets.getStore();
+    // No AsyncLocalStorage.bind of pg-pool's callback nor of the caller's: pg-pool may call back
+    // in another request's context (a connection released there), but that callback only settles
+    // `acquired`, and a promise's reactions run in the context they were registered in (here, the
+    // caller's), so the caller's callback and everything after run in its own context. A bind per
+    // checkout cost an AsyncResource and two deprecation wrappers (Node 20), for nothing.
     const acquired = new Promise<[pg.PoolClient, Release]>((resolve, reject) => {
-      const whenAcquired = AsyncLocalStorage.bind(
-        (err: Error | undefined, client?: pg.PoolClient, release?: Release) => {
-          if (err !== undefined || client === undefined || release === undefined)
-            reject(err ?? new Error('pg pool gave no client'));
-          else resolve([client, release]);
-        },
-      );
+      const whenAcquired = (err: Error | undefined, client?: pg.PoolClient, release?: Release) => {
+        if (err !== undefined || client === undefined || release === undefined)
+          reject(err ?? new Error('pg pool gave no client'));
+        else resolve([client, release]);
+      };
       if (budget === undefined) {
         super.connect(whenAcquired);
         return;
@@ -242,10 +245,9 @@ export class DeadlinePool extends Pool {
       return this.runCheckoutSteps(client, releaseOnce).then(() => [client, releaseOnce] as const);
     });
     if (callback === undefined) return acquired.then(([client]) => client);
-    const done = AsyncLocalStorage.bind(callback);
     acquired.then(
-      ([client, release]) => done(undefined, client, release),
-      (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
+      ([client, release]) => callback(undefined, client, release),
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
     );
   }
 }
