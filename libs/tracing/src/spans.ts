@@ -4,6 +4,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Span,
   type Tracer,
@@ -94,7 +95,7 @@ export function serverTracer(): Tracer {
  * type only, never its message) and is passed on. {@link inSpanAsync} for a promise.
  */
 export function inSpan<T>(name: string, fn: () => T, attributes?: Attributes): T {
-  if (tracer === undefined) return fn();
+  if (tracer === undefined || underUnsampledSpan()) return fn();
   return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, (span) => {
     try {
       const result = fn();
@@ -117,7 +118,7 @@ export function inSpanAsync<T>(
   attributes?: Attributes,
   outcome?: (result: T) => Attributes,
 ): Promise<T> {
-  if (tracer === undefined) return fn();
+  if (tracer === undefined || underUnsampledSpan()) return fn();
   return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       const result = await fn();
@@ -129,6 +130,21 @@ export function inSpanAsync<T>(
       throw error;
     }
   });
+}
+
+/**
+ * Whether the active span is one the sampler dropped (neither recorded nor sampled): a child of it
+ * would be dropped as well (every sampler the SDK names decides a child as its parent, or by the
+ * same trace id), so {@link inSpan} does not make one. Making it cost a span object, its ids and a
+ * context switch per step of every unsampled call (at sampling 0.1, nine calls in ten).
+ */
+function underUnsampledSpan(): boolean {
+  const parent = trace.getSpan(context.active());
+  return (
+    parent !== undefined &&
+    !parent.isRecording() &&
+    (parent.spanContext().traceFlags & TraceFlags.SAMPLED) === 0
+  );
 }
 
 /**
