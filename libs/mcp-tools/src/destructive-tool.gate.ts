@@ -18,6 +18,7 @@ import {
   parseUrlAnswer,
   urlElicitationRequest,
   VerifiedConfirmationService,
+  type AskInput,
   type OpenQuestion,
   type RedeemOutcome,
   type VerifiedRedeemOutcome,
@@ -249,32 +250,46 @@ export class DestructiveToolGate {
     caller: CallerContext,
     policy: ConfirmationPolicy,
   ): Promise<GateDecision> {
-    const target = await this.readTarget(spec, args, caller);
-    if ('envelope' in target)
-      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
-    const message = spec.question(target.record, (v) => sanitizeForPrompt(promptText(v)));
-    const asked = await inSpanAsync(SPAN_ASK, () =>
-      this.confirmations.ask({
-        organizationId: caller.principal.organizationId,
-        tokenId: caller.principal.tokenId,
-        userId: caller.principal.userId,
-        tool: tool.def.name,
-        args,
-        targetType: spec.targetType,
-        targetId: String(target.record.id ?? args.id),
-        message,
-        protocolVersion: ctx.protocolVersion,
-        clientName: caller.clientName,
-        requestId: caller.requestId,
-        policy: { version: policy.version, expirySeconds: policy.expirySeconds },
-      }),
-    );
+    const question = await this.question(tool, spec, args, ctx, caller, policy);
+    if ('kind' in question) return question;
+    const asked = await inSpanAsync(SPAN_ASK, () => this.confirmations.ask(question));
     this.metrics.recordConfirmation('asked');
     return {
       kind: 'input_required',
       confirmationId: asked.confirmationId,
-      inputRequests: { [CONFIRMATION_INPUT_KEY]: elicitationRequest(message) },
+      inputRequests: { [CONFIRMATION_INPUT_KEY]: elicitationRequest(question.message) },
       requestState: asked.requestState,
+    };
+  }
+
+  /**
+   * Reads the target and words the question about it: what the ledger records when it is asked
+   * (`form` or `verified` alike), or the API's refusal when the target cannot be read.
+   */
+  private async question(
+    tool: CompiledTool,
+    spec: ConfirmationSpec,
+    args: Record<string, unknown>,
+    ctx: McpRequestContext,
+    caller: CallerContext,
+    policy: ConfirmationPolicy,
+  ): Promise<AskInput | GateDecision> {
+    const target = await this.readTarget(spec, args, caller);
+    if ('envelope' in target)
+      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+    return {
+      organizationId: caller.principal.organizationId,
+      tokenId: caller.principal.tokenId,
+      userId: caller.principal.userId,
+      tool: tool.def.name,
+      args,
+      targetType: spec.targetType,
+      targetId: String(target.record.id ?? args.id),
+      message: spec.question(target.record, (v) => sanitizeForPrompt(promptText(v))),
+      protocolVersion: ctx.protocolVersion,
+      clientName: caller.clientName,
+      requestId: caller.requestId,
+      policy: { version: policy.version, expirySeconds: policy.expirySeconds },
     };
   }
 
@@ -403,30 +418,13 @@ export class DestructiveToolGate {
     caller: CallerContext,
     policy: ConfirmationPolicy,
   ): Promise<(OpenQuestion & { requestState: string }) | GateDecision> {
-    const target = await this.readTarget(spec, args, caller);
-    if ('envelope' in target)
-      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
-    const message = spec.question(target.record, (v) => sanitizeForPrompt(promptText(v)));
-    const asked = await inSpanAsync(SPAN_ASK, () =>
-      this.verifiedConfirmations.ask({
-        organizationId: caller.principal.organizationId,
-        tokenId: caller.principal.tokenId,
-        userId: caller.principal.userId,
-        tool: tool.def.name,
-        args,
-        targetType: spec.targetType,
-        targetId: String(target.record.id ?? args.id),
-        message,
-        protocolVersion: ctx.protocolVersion,
-        clientName: caller.clientName,
-        requestId: caller.requestId,
-        policy: { version: policy.version, expirySeconds: policy.expirySeconds },
-      }),
-    );
+    const question = await this.question(tool, spec, args, ctx, caller, policy);
+    if ('kind' in question) return question;
+    const asked = await inSpanAsync(SPAN_ASK, () => this.verifiedConfirmations.ask(question));
     this.metrics.recordConfirmation('asked');
     return {
       confirmationId: asked.confirmationId,
-      message,
+      message: question.message,
       url: asked.url,
       requestState: asked.requestState,
     };
