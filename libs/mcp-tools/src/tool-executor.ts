@@ -29,7 +29,7 @@ import {
 } from './tool-catalog.js';
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
 import { DestructiveToolGate, type GateDecision } from './destructive-tool.gate.js';
-import { ToolCallObserver } from './tool-call.observer.js';
+import { ToolCallObserver, type ToolCallOutcome } from './tool-call.observer.js';
 import { TasksRepository, type McpTask, type TaskError } from '@app/mcp-tasks';
 import {
   APPROVAL_TASK_GRACE_MS,
@@ -58,6 +58,9 @@ interface Progress {
 type Executed = Progress & { status: ToolCallStatus; historyWritten?: boolean } & (
     { outcome: McpHandlerOutcome; error?: undefined } | { error: unknown; outcome?: undefined }
   );
+
+/** The tool a call's history row names: the registry's name (null if unknown), the one asked for. */
+type NamedTool = Pick<ToolCallOutcome, 'tool' | 'attemptedTool' | 'readOnly'>;
 
 /** When a call was received, and the id its history row gets. */
 interface Stamp {
@@ -130,7 +133,6 @@ export class ToolExecutor implements OnApplicationBootstrap {
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
     const stamp = newStamp();
-    const { started } = stamp;
     const name = params.name;
     if (typeof name !== 'string' || name === '')
       throw new McpError(INVALID_PARAMS, 'Invalid params: tool name is required');
@@ -149,24 +151,12 @@ export class ToolExecutor implements OnApplicationBootstrap {
               ctx,
               NOTHING_YET,
             );
-    await this.observer.completed(
-      {
-        id: stamp.id,
-        tool: tool === undefined && added === undefined ? null : name,
-        attemptedTool: normalizeClientString(name) || 'unknown',
-        receivedAt: stamp.receivedAt,
-        readOnly: (tool?.def.annotations ?? added?.annotations)?.readOnlyHint ?? true,
-        ctx,
-        extra,
-        status: executed.status,
-        confirmationId: executed.confirmationId,
-        approvalId: executed.approvalId,
-        consumedConfirmation: executed.consumedConfirmation,
-        args: executed.args,
-        durationMs: performance.now() - started,
-      },
-      { historyWritten: executed.historyWritten === true },
-    );
+    const named: NamedTool = {
+      tool: tool === undefined && added === undefined ? null : name,
+      attemptedTool: normalizeClientString(name) || 'unknown',
+      readOnly: (tool?.def.annotations ?? added?.annotations)?.readOnlyHint ?? true,
+    };
+    await this.finish(stamp, named, ctx, extra, executed);
     if (capture && executed.outcome?.kind === 'complete')
       annotateActiveSpan({ [ATTR_RESULT]: JSON.stringify(executed.outcome.result) });
     if (executed.outcome !== undefined) return executed.outcome;
@@ -275,21 +265,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
     if (!tool.def.annotations.readOnlyHint) {
       caller.withWrite = async (tx) => {
         await this.observer.recordWithWrite(
-          {
-            id: stamp.id,
-            tool: tool.def.name,
-            attemptedTool: tool.def.name,
-            receivedAt: stamp.receivedAt,
-            readOnly: false,
-            ctx,
-            extra,
-            status: 'ok',
-            confirmationId: progress.confirmationId,
-            approvalId: progress.approvalId,
-            consumedConfirmation: progress.consumedConfirmation,
-            args,
-            durationMs: performance.now() - stamp.started,
-          },
+          outcomeOf(stamp, namedTool(tool), ctx, extra, { ...progress, status: 'ok' }),
           tx,
         );
         historyWritten = true;
@@ -407,24 +383,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
     } catch (err) {
       executed = failed(err, ctx, progress);
     }
-    await this.observer.completed(
-      {
-        id: stamp.id,
-        tool: tool.def.name,
-        attemptedTool: tool.def.name,
-        receivedAt: stamp.receivedAt,
-        readOnly: tool.def.annotations.readOnlyHint,
-        ctx,
-        extra,
-        status: executed.status,
-        confirmationId: null,
-        approvalId,
-        consumedConfirmation: false,
-        args: task.arguments,
-        durationMs: performance.now() - stamp.started,
-      },
-      { historyWritten: executed.historyWritten === true },
-    );
+    await this.finish(stamp, namedTool(tool), ctx, extra, executed);
     if (executed.outcome?.kind === 'complete') {
       await this.tasks.complete(task.id, executed.outcome.result);
     } else {
@@ -476,6 +435,22 @@ export class ToolExecutor implements OnApplicationBootstrap {
     }
   }
 
+  /**
+   * A finished call, once: its log line and metrics, and its history row unless the row already
+   * committed with the call's write.
+   */
+  private async finish(
+    stamp: Stamp,
+    named: NamedTool,
+    ctx: McpRequestContext,
+    extra: McpCallExtra,
+    executed: Executed,
+  ): Promise<void> {
+    await this.observer.completed(outcomeOf(stamp, named, ctx, extra, executed), {
+      historyWritten: executed.historyWritten === true,
+    });
+  }
+
   private async dispatch(
     tool: CompiledTool,
     args: Record<string, unknown>,
@@ -522,6 +497,38 @@ function approvalTaskError(envelope: ErrorEnvelope): TaskError {
   return { code: APPROVAL_TASK_FAILED, message: envelope.error.message, data: envelope };
 }
 
+/** A registry tool as its history row names it. */
+function namedTool(tool: CompiledTool): NamedTool {
+  return {
+    tool: tool.def.name,
+    attemptedTool: tool.def.name,
+    readOnly: tool.def.annotations.readOnlyHint,
+  };
+}
+
+/** A call as the observer records it: its stamp and tool, how far it got, its time until now. */
+function outcomeOf(
+  stamp: Stamp,
+  named: NamedTool,
+  ctx: McpRequestContext,
+  extra: McpCallExtra,
+  executed: Progress & { status: ToolCallStatus },
+): ToolCallOutcome {
+  return {
+    id: stamp.id,
+    ...named,
+    receivedAt: stamp.receivedAt,
+    ctx,
+    extra,
+    status: executed.status,
+    confirmationId: executed.confirmationId,
+    approvalId: executed.approvalId,
+    consumedConfirmation: executed.consumedConfirmation,
+    args: executed.args,
+    durationMs: performance.now() - stamp.started,
+  };
+}
+
 function newStamp(): Stamp {
   const started = performance.now();
   return {
@@ -556,7 +563,6 @@ function readDeclaredArguments(
   return raw;
 }
 
-/** A tool error (`isError` result carrying the API envelope); its code is the call's status. */
 /** The approval request a gate's decision is about: the one used, awaited, or refused for. */
 function approvalOf(decision: GateDecision): string | null {
   switch (decision.kind) {
@@ -573,6 +579,7 @@ function approvalOf(decision: GateDecision): string | null {
   }
 }
 
+/** A tool error (`isError` result carrying the API envelope); its code is the call's status. */
 function refusedWith(envelope: ErrorEnvelope, progress: Progress): Executed {
   const result: ToolResult = errorResult(envelope);
   return { ...progress, status: envelope.error.code, outcome: { kind: 'complete', result } };
