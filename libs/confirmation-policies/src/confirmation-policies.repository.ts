@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { returnedRow } from '@app/database';
 import type { ConfirmationMode, ConfirmationPolicy } from './confirmation-policy.js';
 
 interface PolicyRow {
@@ -72,9 +73,7 @@ export class ConfirmationPoliciesRepository {
        RETURNING ${COLUMNS}`,
       [organizationId, tool, values.mode, values.expirySeconds, values.updatedBy],
     );
-    const row = rows[0];
-    if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
-    return toPolicy(row);
+    return toPolicy(returnedRow(rows));
   }
 }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 import { unreachable } from '@app/common';
+import { returnedRow } from '@app/database';
 import { confirmationsListQuery, type ConfirmationFilter } from './confirmation-list.query.js';
 import { CONFIRMATION_COLUMNS, toConfirmation, type ConfirmationRow } from './confirmation.row.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
@@ -110,9 +111,7 @@ export class ConfirmationLedger {
         input.policyVersion,
       ],
     );
-    const row = result.records[0];
-    if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
-    return toConfirmation(row);
+    return toConfirmation(returnedRow(result.records));
   }
 
   /**
