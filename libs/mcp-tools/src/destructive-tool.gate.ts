@@ -130,10 +130,9 @@ export class DestructiveToolGate {
     }
     try {
       const policy = await this.policyOf(caller, tool.def.name);
-      if (policy.mode === 'approval')
-        return await this.approval(tool, spec, args, ctx, caller, policy);
-      if (policy.mode === 'verified')
-        return await this.verified(tool, spec, args, params, ctx, caller, policy);
+      const call: GateCall = { tool, spec, args, ctx, caller, policy };
+      if (policy.mode === 'approval') return await this.approval(call);
+      if (policy.mode === 'verified') return await this.verified(call, params);
       if (ctx.era === 'legacy' || !declaresFormElicitation(ctx.clientCapabilities)) {
         return refused(
           null,
@@ -142,14 +141,7 @@ export class DestructiveToolGate {
             'protocol revision 2026-07-28 that declares form elicitation. Nothing was run.',
         );
       }
-      const binding = {
-        organizationId: caller.principal.organizationId,
-        tokenId: caller.principal.tokenId,
-        userId: caller.principal.userId,
-        tool: tool.def.name,
-        args,
-        policyVersion: policy.version,
-      };
+      const binding = bindingOf(call);
       const state = params.requestState;
       if (state !== undefined) {
         if (typeof state !== 'string')
@@ -173,9 +165,9 @@ export class DestructiveToolGate {
           { 'mcp.confirmation.answer': answer },
           (redeemed) => ({ 'mcp.confirmation.outcome': redeemed.kind }),
         );
-        return await this.afterRedeem(outcome, tool, spec, args, ctx, caller, policy);
+        return await this.afterRedeem(outcome, call);
       }
-      return await this.ask(tool, spec, args, ctx, caller, policy);
+      return await this.ask(call);
     } catch (err) {
       if (err instanceof ConfirmationUnavailableError) {
         this.metrics.recordConfirmation('refused_unavailable');
@@ -191,66 +183,34 @@ export class DestructiveToolGate {
     }
   }
 
-  private async afterRedeem(
-    outcome: RedeemOutcome,
-    tool: CompiledTool,
-    spec: ConfirmationSpec,
-    args: Record<string, unknown>,
-    ctx: McpRequestContext,
-    caller: CallerContext,
-    policy: ConfirmationPolicy,
-  ): Promise<GateDecision> {
+  private async afterRedeem(outcome: RedeemOutcome, call: GateCall): Promise<GateDecision> {
     switch (outcome.kind) {
       case 'tampered':
         this.metrics.recordConfirmation('tampered');
-        throw new McpError(
-          INVALID_PARAMS,
-          'Invalid params: requestState is not valid for this call',
-          {
-            reason: 'invalid_request_state',
-          },
-        );
+        throw invalidRequestState();
       case 'expired':
         this.metrics.recordConfirmation('expired');
-        return this.ask(tool, spec, args, ctx, caller, policy);
+        return this.ask(call);
       case 'superseded':
         // Asked under another version of the policy: that answer decides nothing; ask under this one.
         this.metrics.recordConfirmation('superseded');
-        return this.ask(tool, spec, args, ctx, caller, policy);
+        return this.ask(call);
       case 'pending':
         // The answer was missing (or not a clear yes/no): ask the same question again.
-        return this.ask(tool, spec, args, ctx, caller, policy);
-      case 'replayed':
-        this.metrics.recordConfirmation('replayed');
-        return refused(
-          outcome.confirmationId,
-          'confirmation_replayed',
-          'This confirmation was already used; each one runs one call once. Call the tool again to be asked again. Nothing was run.',
-        );
+        return this.ask(call);
       case 'declined':
         this.metrics.recordConfirmation('declined');
-        return refused(
-          outcome.confirmationId,
-          'USER_DECLINED',
-          'The user declined the confirmation. Nothing was changed.',
-        );
+        return declinedBy('user', outcome.confirmationId);
+      case 'replayed':
       case 'consumed':
-        this.metrics.recordConfirmation('consumed');
-        return { kind: 'proceed', confirmationId: outcome.confirmationId };
+        return this.spent(outcome.kind, outcome.confirmationId);
       default:
         return unreachable(outcome);
     }
   }
 
-  private async ask(
-    tool: CompiledTool,
-    spec: ConfirmationSpec,
-    args: Record<string, unknown>,
-    ctx: McpRequestContext,
-    caller: CallerContext,
-    policy: ConfirmationPolicy,
-  ): Promise<GateDecision> {
-    const question = await this.question(tool, spec, args, ctx, caller, policy);
+  private async ask(call: GateCall): Promise<GateDecision> {
+    const question = await this.question(call);
     if ('kind' in question) return question;
     const asked = await inSpanAsync(SPAN_ASK, () => this.confirmations.ask(question));
     this.metrics.recordConfirmation('asked');
@@ -266,14 +226,8 @@ export class DestructiveToolGate {
    * Reads the target and words the question about it: what the ledger records when it is asked
    * (`form` or `verified` alike), or the API's refusal when the target cannot be read.
    */
-  private async question(
-    tool: CompiledTool,
-    spec: ConfirmationSpec,
-    args: Record<string, unknown>,
-    ctx: McpRequestContext,
-    caller: CallerContext,
-    policy: ConfirmationPolicy,
-  ): Promise<AskInput | GateDecision> {
+  private async question(call: GateCall): Promise<AskInput | GateDecision> {
+    const { tool, spec, args, ctx, caller, policy } = call;
     const target = await this.readTarget(spec, args, caller);
     if ('envelope' in target)
       return { kind: 'refused', confirmationId: null, envelope: target.envelope };
@@ -298,27 +252,13 @@ export class DestructiveToolGate {
    * client only opens the page and retries. A client that cannot open a URL for the person is
    * refused up front (`confirmation_required`, naming the mode and who can change it).
    */
-  private async verified(
-    tool: CompiledTool,
-    spec: ConfirmationSpec,
-    args: Record<string, unknown>,
-    params: Record<string, unknown>,
-    ctx: McpRequestContext,
-    caller: CallerContext,
-    policy: ConfirmationPolicy,
-  ): Promise<GateDecision> {
+  private async verified(call: GateCall, params: Record<string, unknown>): Promise<GateDecision> {
+    const { tool, ctx, policy } = call;
     const urlCapable =
       declaresUrlElicitation(ctx.clientCapabilities) &&
       (ctx.era === 'modern' || ctx.protocolVersion === URL_MODE_LEGACY_REVISION);
     if (!urlCapable) return refused(null, 'confirmation_required', unusable(tool, policy));
-    const binding = {
-      organizationId: caller.principal.organizationId,
-      tokenId: caller.principal.tokenId,
-      userId: caller.principal.userId,
-      tool: tool.def.name,
-      args,
-      policyVersion: policy.version,
-    };
+    const binding = bindingOf(call);
     if (ctx.era === 'legacy') {
       // No requestState in 2025: the retry is the same call, found by its binding.
       const found = await inSpanAsync(
@@ -329,8 +269,7 @@ export class DestructiveToolGate {
       );
       switch (found.kind) {
         case 'consumed':
-          this.metrics.recordConfirmation('consumed');
-          return { kind: 'proceed', confirmationId: found.confirmationId };
+          return this.spent('consumed', found.confirmationId);
         case 'declined':
           return refused(
             found.confirmationId,
@@ -347,7 +286,7 @@ export class DestructiveToolGate {
             'This call already ran with the confirmation the person gave on the page; each confirmation runs one call once. Nothing was run again.',
           );
         case 'none': {
-          const asked = await this.askVerified(tool, spec, args, ctx, caller, policy);
+          const asked = await this.askVerified(call);
           return 'kind' in asked ? asked : urlRequired(asked);
         }
         default:
@@ -356,7 +295,7 @@ export class DestructiveToolGate {
     }
     const state = params.requestState;
     if (state === undefined) {
-      const asked = await this.askVerified(tool, spec, args, ctx, caller, policy);
+      const asked = await this.askVerified(call);
       return 'kind' in asked ? asked : inputRequiredUrl(asked, asked.requestState);
     }
     if (typeof state !== 'string')
@@ -371,39 +310,22 @@ export class DestructiveToolGate {
     switch (outcome.kind) {
       case 'tampered':
         this.metrics.recordConfirmation('tampered');
-        throw new McpError(
-          INVALID_PARAMS,
-          'Invalid params: requestState is not valid for this call',
-          {
-            reason: 'invalid_request_state',
-          },
-        );
+        throw invalidRequestState();
       case 'expired':
       case 'superseded': {
         this.metrics.recordConfirmation(outcome.kind);
-        const asked = await this.askVerified(tool, spec, args, ctx, caller, policy);
+        const asked = await this.askVerified(call);
         return 'kind' in asked ? asked : inputRequiredUrl(asked, asked.requestState);
       }
       case 'pending':
         // Not decided on the page yet: the same question, the same page, the same state.
         return inputRequiredUrl(outcome, state);
-      case 'replayed':
-        this.metrics.recordConfirmation('replayed');
-        return refused(
-          outcome.confirmationId,
-          'confirmation_replayed',
-          'This confirmation was already used; each one runs one call once. Call the tool again to be asked again. Nothing was run.',
-        );
       case 'declined':
         if (declined) this.metrics.recordConfirmation('declined');
-        return refused(
-          outcome.confirmationId,
-          'USER_DECLINED',
-          'The person declined the confirmation. Nothing was changed.',
-        );
+        return declinedBy('person', outcome.confirmationId);
+      case 'replayed':
       case 'consumed':
-        this.metrics.recordConfirmation('consumed');
-        return { kind: 'proceed', confirmationId: outcome.confirmationId };
+        return this.spent(outcome.kind, outcome.confirmationId);
       default:
         return unreachable(outcome);
     }
@@ -411,14 +333,9 @@ export class DestructiveToolGate {
 
   /** Reads the target, records a `verified` question; the question to send, or the refusal. */
   private async askVerified(
-    tool: CompiledTool,
-    spec: ConfirmationSpec,
-    args: Record<string, unknown>,
-    ctx: McpRequestContext,
-    caller: CallerContext,
-    policy: ConfirmationPolicy,
+    call: GateCall,
   ): Promise<(OpenQuestion & { requestState: string }) | GateDecision> {
-    const question = await this.question(tool, spec, args, ctx, caller, policy);
+    const question = await this.question(call);
     if ('kind' in question) return question;
     const asked = await inSpanAsync(SPAN_ASK, () => this.verifiedConfirmations.ask(question));
     this.metrics.recordConfirmation('asked');
@@ -434,28 +351,21 @@ export class DestructiveToolGate {
    * Four-eyes: no elicitation, so any client of either era. The question is asked of the admins,
    * not the person: the answer says so, with the request's id, and the retry learns the decision.
    */
-  private async approval(
-    tool: CompiledTool,
-    spec: ConfirmationSpec,
-    args: Record<string, unknown>,
-    ctx: McpRequestContext,
-    caller: CallerContext,
-    policy: ConfirmationPolicy,
-  ): Promise<GateDecision> {
-    const target = await this.readTarget(spec, args, caller);
-    if ('envelope' in target)
-      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+  private async approval(call: GateCall): Promise<GateDecision> {
+    const question = await this.question(call);
+    if ('kind' in question) return question;
+    const { tool, args, ctx, caller } = call;
     let outcome: ApprovalOutcome;
     try {
       outcome = await this.approvals.forCall({
         caller,
-        tool: tool.def.name,
+        tool: question.tool,
         args,
-        targetType: spec.targetType,
-        targetId: String(target.record.id ?? args.id),
-        message: spec.question(target.record, (v) => sanitizeForPrompt(promptText(v))),
-        protocolVersion: ctx.protocolVersion,
-        policy: { version: policy.version, expirySeconds: policy.expirySeconds },
+        targetType: question.targetType,
+        targetId: question.targetId,
+        message: question.message,
+        protocolVersion: question.protocolVersion,
+        policy: question.policy,
       });
     } catch (err) {
       throw new ConfirmationUnavailableError(err);
@@ -585,6 +495,20 @@ export class DestructiveToolGate {
     }
   }
 
+  /**
+   * A confirmation the person accepted, counted: used now by this call (`consumed`, it runs once),
+   * or already by another (`replayed`, nothing runs).
+   */
+  private spent(kind: 'consumed' | 'replayed', confirmationId: string): GateDecision {
+    this.metrics.recordConfirmation(kind);
+    if (kind === 'consumed') return { kind: 'proceed', confirmationId };
+    return refused(
+      confirmationId,
+      'confirmation_replayed',
+      'This confirmation was already used; each one runs one call once. Call the tool again to be asked again. Nothing was run.',
+    );
+  }
+
   /** Reads the record through its REST endpoint (so 404 and cross-tenant rules are the API's). */
   private async readTarget(
     spec: ConfirmationSpec,
@@ -600,6 +524,44 @@ export class DestructiveToolGate {
     if (envelope !== undefined) return { envelope };
     throw new Error(`Looking up ${spec.lookup.path} answered ${res.status}`);
   }
+}
+
+/** One destructive call as the gate judges it, under the confirmation policy read for it. */
+interface GateCall {
+  tool: CompiledTool;
+  spec: ConfirmationSpec;
+  args: Record<string, unknown>;
+  ctx: McpRequestContext;
+  caller: CallerContext;
+  policy: ConfirmationPolicy;
+}
+
+/** Who presents an answer, for which call, under which policy: what a ledger row is bound to. */
+function bindingOf({ tool, args, caller, policy }: GateCall) {
+  return {
+    organizationId: caller.principal.organizationId,
+    tokenId: caller.principal.tokenId,
+    userId: caller.principal.userId,
+    tool: tool.def.name,
+    args,
+    policyVersion: policy.version,
+  };
+}
+
+/** A `requestState` this call did not issue, or one altered on the way: a protocol error. */
+function invalidRequestState(): McpError {
+  return new McpError(INVALID_PARAMS, 'Invalid params: requestState is not valid for this call', {
+    reason: 'invalid_request_state',
+  });
+}
+
+/** The person said no (`user`: in the client's form; `person`: on the server's page). */
+function declinedBy(who: 'user' | 'person', confirmationId: string): GateDecision {
+  return refused(
+    confirmationId,
+    'USER_DECLINED',
+    `The ${who} declined the confirmation. Nothing was changed.`,
+  );
 }
 
 function refused(
