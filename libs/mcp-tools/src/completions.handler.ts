@@ -7,7 +7,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
-import type { McpCallExtra } from './mcp-call-extra.js';
+import { callerOf, type McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
 import {
   assertReadableParam,
@@ -15,7 +15,7 @@ import {
   authorizationRefused,
   refusalOf,
 } from './mcp-refusals.js';
-import { callerOf, ResourcesHandler } from './resources.handler.js';
+import { ResourcesHandler } from './resources.handler.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import { ToolCatalog, type CompiledTool } from './tool-catalog.js';
 

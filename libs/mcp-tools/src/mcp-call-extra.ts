@@ -1,5 +1,5 @@
 import type { McpRequestContext } from '@app/mcp-transport';
-import type { Principal } from '@app/identity';
+import type { CallerContext, Principal } from '@app/identity';
 
 /** What the MCP controller hands every method handler besides the protocol context. */
 export interface McpCallExtra {
@@ -20,4 +20,15 @@ export interface McpCallExtra {
  */
 export function clientNameOf(ctx: McpRequestContext, extra: McpCallExtra): string | null {
   return ctx.clientInfo?.name ?? extra.principal.clientName ?? extra.userAgentProduct ?? null;
+}
+
+/** The caller as the REST layer sees an MCP dispatch (channel `mcp`, the client's own name). */
+export function callerOf(ctx: McpRequestContext, extra: McpCallExtra): CallerContext {
+  return {
+    principal: extra.principal,
+    channel: 'mcp',
+    clientName: clientNameOf(ctx, extra),
+    confirmationId: null,
+    requestId: extra.requestId,
+  };
 }

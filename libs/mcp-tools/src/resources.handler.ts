@@ -9,7 +9,6 @@ import {
   envelopeOf,
   refusalOf,
 } from './mcp-refusals.js';
-import type { CallerContext } from '@app/identity';
 import {
   INVALID_PARAMS,
   isFirstRevision,
@@ -18,7 +17,7 @@ import {
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
-import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
+import { callerOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher } from './rest-dispatcher.js';
 import {
   matchUriTemplate,
@@ -41,17 +40,6 @@ export function assertFirstPage(params: Record<string, unknown>): void {
       },
     );
   }
-}
-
-/** The caller as the REST layer sees an MCP dispatch (channel `mcp`, the client's own name). */
-export function callerOf(ctx: McpRequestContext, extra: McpCallExtra): CallerContext {
-  return {
-    principal: extra.principal,
-    channel: 'mcp',
-    clientName: clientNameOf(ctx, extra),
-    confirmationId: null,
-    requestId: extra.requestId,
-  };
 }
 
 const MIME_TYPE = 'application/json';

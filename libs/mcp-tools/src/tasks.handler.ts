@@ -10,7 +10,7 @@ import {
   type McpRequestContext,
 } from '@app/mcp-transport';
 import { isTerminal, TasksRepository, type McpTask, type TaskOwner } from '@app/mcp-tasks';
-import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
+import { callerOf, type McpCallExtra } from './mcp-call-extra.js';
 import { detailedTask, TaskRunner } from './task-runner.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { ToolExecutor } from './tool-executor.js';
@@ -62,13 +62,7 @@ export class TasksHandler {
     const task = await this.owned(params, ctx, extra);
     if (isTerminal(task.status)) return ACK;
     if (task.approvalId !== null) {
-      const withdrawal = await this.approvals.withdraw(task.approvalId, {
-        principal: extra.principal,
-        channel: 'mcp',
-        clientName: clientNameOf(ctx, extra),
-        confirmationId: null,
-        requestId: extra.requestId,
-      });
+      const withdrawal = await this.approvals.withdraw(task.approvalId, callerOf(ctx, extra));
       if (withdrawal === 'executed') return ACK;
     }
     if (await this.tasks.cancel(task.id, ownerOf(extra))) this.runner.abortLocal(task.id);

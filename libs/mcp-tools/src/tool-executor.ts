@@ -19,7 +19,7 @@ import {
 } from '@app/mcp-transport';
 import { annotateActiveSpan, capturesToolContent, inSpan, inSpanAsync } from '@app/tracing';
 import { envelopeOf } from './mcp-refusals.js';
-import { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
+import { callerOf, type McpCallExtra } from './mcp-call-extra.js';
 import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 import {
   pathValuesOf,
@@ -179,13 +179,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
       );
       if (refusal !== null) return refusedWith(refusal.toEnvelope(), progress);
 
-      const caller: CallerContext = {
-        principal: extra.principal,
-        channel: 'mcp',
-        clientName: clientNameOf(ctx, extra),
-        confirmationId: null,
-        requestId: extra.requestId,
-      };
+      const caller = callerOf(ctx, extra);
       const spec = tool.def.confirmation;
       if (spec !== undefined) {
         const decision = await inSpanAsync(SPAN_CONFIRMATION, () =>
@@ -319,13 +313,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
       await this.tasks.fail(task.id, this.runner.taskError(new Error('no such tool'), task, extra));
       return;
     }
-    const caller: CallerContext = {
-      principal: extra.principal,
-      channel: 'mcp',
-      clientName: clientNameOf(ctx, extra),
-      confirmationId: null,
-      requestId: extra.requestId,
-    };
+    const caller = callerOf(ctx, extra);
     const refusal = this.policy.evaluate(extra.principal, tool.access);
     if (refusal !== null) {
       await this.tasks.complete(task.id, errorResult(refusal.toEnvelope()));
