@@ -10,13 +10,7 @@ import {
 } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
-import {
-  DEFAULT_PAGE_LIMIT,
-  decodeCursor,
-  toPage,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
+import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
 import type {
   AccountDto,
   CreateAccountDto,
@@ -42,11 +36,11 @@ export class AccountsService {
   ) {}
 
   async list(query: ListAccountsQueryDto): Promise<Page<Plain<AccountDto>>> {
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.accounts.list(this.organizationId, {
       q: query.q,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toAccountDto);
   }

@@ -5,13 +5,7 @@ import { AuditTrail } from '@app/audit-trail';
 import { ConfirmationPolicyReader } from '@app/confirmation-policies';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
-import {
-  decodeCursor,
-  DEFAULT_PAGE_LIMIT,
-  toPage,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
+import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
 import { visibleStatus, type Approval } from './approval.js';
 import { labelOf } from './approval-requests.service.js';
 import type {
@@ -38,12 +32,12 @@ export class Approvals {
   ) {}
 
   async list(query: ListApprovalsQueryDto): Promise<Page<Plain<ApprovalDto>>> {
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.approvals.list({
       organizationId: this.context.principal.organizationId,
       status: query.status,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     const now = new Date();
     return toPage(

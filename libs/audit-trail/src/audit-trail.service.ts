@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { RequestContext, type CallerContext } from '@app/identity';
 import { currentTraceId } from '@app/tracing';
 import {
+  pageRequest,
   assertTimeRange,
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
@@ -165,7 +166,7 @@ export class AuditTrail {
 
   async list(query: ListAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
     assertTimeRange(query);
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.events.list({
       organizationId: this.context.principal.organizationId,
       actorUserId: query.actor,
@@ -176,8 +177,8 @@ export class AuditTrail {
       q: query.q,
       since: query.since,
       until: query.until,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toDto);
   }

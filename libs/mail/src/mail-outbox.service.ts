@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '@app/identity';
-import {
-  DEFAULT_PAGE_LIMIT,
-  decodeCursor,
-  toPage,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
+import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
 import type { ListOutboxQueryDto, OutboxMessageDto } from './mail-outbox.dto.js';
 import { MailOutboxRepository } from './mail-outbox.repository.js';
 
@@ -19,11 +13,11 @@ export class MailOutboxService {
   ) {}
 
   async list(query: ListOutboxQueryDto): Promise<Page<Plain<OutboxMessageDto>>> {
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.outbox.list(this.context.principal.organizationId, {
       to: query.to,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     return toPage(
       rows,

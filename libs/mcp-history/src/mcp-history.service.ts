@@ -6,8 +6,7 @@ import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
 import { ConfirmationService, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
 import {
-  DEFAULT_PAGE_LIMIT,
-  decodeCursor,
+  pageRequest,
   assertTimeRange,
   toPage,
   untilNotAfterSince,
@@ -58,7 +57,6 @@ export class McpHistoryService {
 
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
     assertTimeRange(query);
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const organizationId = this.organizationId;
     // A request's calls lie in its own time range: from a moment before it was asked. Requests are
     // kept as long as their organisation (docs/operations.md), so one this organisation does not
@@ -69,6 +67,7 @@ export class McpHistoryService {
       if (approval === undefined) return { data: [], next_cursor: null };
       since ??= callsSince(approval);
     }
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.toolCalls.list({
       organizationId,
       tool: query.tool,
@@ -79,8 +78,8 @@ export class McpHistoryService {
       approvalId: query.approval_id,
       since,
       until: query.until,
-      after: keysetPosition(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toToolCallDto);
   }
@@ -159,7 +158,7 @@ export class McpHistoryService {
 
   async listConfirmations(query: ListConfirmationsQueryDto): Promise<Page<Plain<ConfirmationDto>>> {
     assertTimeRange(query);
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.confirmations.list({
       organizationId: this.organizationId,
       status: query.status,
@@ -167,8 +166,8 @@ export class McpHistoryService {
       userId: query.user,
       since: query.since,
       until: query.until,
-      after: keysetPosition(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     const now = new Date();
     return toPage(
@@ -286,11 +285,6 @@ function executedOf(a: Approval, toolCallId: string | null): Plain<ApprovalExecu
     request_id: a.executedRequestId,
     tool_call_id: toolCallId,
   };
-}
-
-/** The decoded cursor (a VALIDATION_ERROR unless it is a position these lists wrote). */
-function keysetPosition(cursor: string | undefined): string[] | undefined {
-  return cursor === undefined ? undefined : decodeCursor(cursor);
 }
 
 /** A trace id in the trace viewer's URL template (the id is 32 hex digits: the table checks it). */

@@ -10,13 +10,7 @@ import {
   type MemberRow,
   type MembershipValues,
 } from '@app/identity';
-import {
-  DEFAULT_PAGE_LIMIT,
-  decodeCursor,
-  toPage,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
+import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
 import type { ListMembersQueryDto, MemberDto, UpdateMemberDto } from './member.dto.js';
 
 /**
@@ -34,11 +28,11 @@ export class MembersService {
   ) {}
 
   async list(query: ListMembersQueryDto): Promise<Page<Plain<MemberDto>>> {
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query, 'text');
     const rows = await this.members.list(this.context.principal.organizationId, {
       status: query.status,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, 'text'),
-      take: limit + 1,
+      after,
+      take,
     });
     return toPage(rows, limit, (r) => [r.sort_email, r.user_id], toMemberDto);
   }

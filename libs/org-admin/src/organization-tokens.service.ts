@@ -5,14 +5,7 @@ import { AuditTrail, creationChanges } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { scopeParts, scopesReach } from '@app/access-vocabulary';
 import { RequestContext, TokensRepository, TokensService, type ApiToken } from '@app/identity';
-import {
-  DEFAULT_PAGE_LIMIT,
-  decodeCursor,
-  toPage,
-  type Page,
-  type PageQueryDto,
-  type Plain,
-} from '@app/rest-contract';
+import { pageRequest, toPage, type Page, type PageQueryDto, type Plain } from '@app/rest-contract';
 import type {
   CreatedTokenDto,
   CreateTokenDto,
@@ -123,11 +116,11 @@ export class OrganizationTokensService {
   }
 
   private async page(query: PageQueryDto, userId?: string): Promise<Page<Plain<TokenDto>>> {
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.tokens.list(this.context.principal.organizationId, {
       userId,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     return toPage(
       rows,

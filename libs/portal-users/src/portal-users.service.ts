@@ -12,13 +12,7 @@ import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext } from '@app/identity';
 import { MAIL_TRANSPORT, type MailTransport } from '@app/mail';
-import {
-  DEFAULT_PAGE_LIMIT,
-  decodeCursor,
-  toPage,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
+import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
 import {
   hashInvitationToken,
   INVITATION_TTL_MS,
@@ -66,13 +60,13 @@ export class PortalUsersService {
   ) {}
 
   async list(query: ListPortalUsersQueryDto): Promise<Page<Plain<PortalUserDto>>> {
-    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const { limit, after, take } = pageRequest(query);
     const rows = await this.users.list(this.organizationId, {
       status: query.status,
       accountId: query.account_id,
       q: query.q,
-      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
-      take: limit + 1,
+      after,
+      take,
     });
     return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toPortalUserDto);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, toPage } from './cursor.js';
+import { decodeCursor, encodeCursor, pageRequest, toPage } from './cursor.js';
 
 describe('cursors', () => {
   it('round-trip a keyset position and stay opaque (base64url)', () => {
@@ -65,5 +65,19 @@ describe('cursors', () => {
         (r) => r.n,
       ).next_cursor,
     ).toBeNull();
+  });
+
+  it('pageRequest reads one row more than the page, after the decoded cursor', () => {
+    expect(pageRequest({})).toEqual({ limit: 20, after: undefined, take: 21 });
+    const id = '00000000-0000-4000-8000-000000000001';
+    const cursor = encodeCursor(['a@example.com', id]);
+    expect(pageRequest({ limit: 5, cursor }, 'text')).toEqual({
+      limit: 5,
+      after: ['a@example.com', id],
+      take: 6,
+    });
+    expect(() => pageRequest({ cursor })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_ERROR' }),
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { DomainError } from '@app/errors';
+import { DEFAULT_PAGE_LIMIT } from './page-query.dto.js';
 import { parseTimestamp } from './timestamp.js';
 
 /**
@@ -62,6 +63,31 @@ function isCursorPosition(value: unknown, length: number): value is string[] {
     value.length === length &&
     value.every((p: unknown) => typeof p === 'string' && p.length <= 512)
   );
+}
+
+/** What a list query asks of its repository: the page size, and which rows to read. */
+export interface PageRequest {
+  limit: number;
+  /** The keyset position the previous page ended at (none for the first page). */
+  after: [key: string, id: string] | undefined;
+  /** One row more than the page: {@link toPage} shows `limit` and learns from the extra one. */
+  take: number;
+}
+
+/**
+ * A list query's `limit` (its default when left out) and `cursor` (decoded: a VALIDATION_ERROR
+ * unless it is a position of this list's `sortKey`) as the repository reads them.
+ */
+export function pageRequest(
+  query: { limit?: number; cursor?: string },
+  sortKey: 'timestamp' | 'text' = 'timestamp',
+): PageRequest {
+  const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+  return {
+    limit,
+    after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, sortKey),
+    take: limit + 1,
+  };
 }
 
 export interface Page<T> {

@@ -5,7 +5,15 @@ export {
   type DtoClass,
   type InputLocation,
 } from './validate-input.js';
-export { decodeCursor, encodeCursor, toPage, CURSOR_TIMESTAMP_SQL, type Page } from './cursor.js';
+export {
+  decodeCursor,
+  encodeCursor,
+  pageRequest,
+  toPage,
+  CURSOR_TIMESTAMP_SQL,
+  type Page,
+  type PageRequest,
+} from './cursor.js';
 export { PageQueryDto, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './page-query.dto.js';
 export { OptionalNotNull, Trim } from './input-decorators.js';
 export {
