@@ -11,7 +11,7 @@ import {
   invitationTokenFor,
   matchesSchema,
   me,
-  snapshot,
+  expectNoChange,
   walk,
   type Json,
 } from './platform-api.fixtures.js';
@@ -22,12 +22,6 @@ describe('REST /v1/accounts', () => {
     t = await startTestServer();
   });
   afterAll(async () => t?.close());
-
-  async function expectNoChange(run: () => Promise<void>): Promise<void> {
-    const before = await snapshot(t);
-    await run();
-    expect(await snapshot(t)).toBe(before);
-  }
 
   async function auditFor(resourceId: string): Promise<Json[]> {
     return (
@@ -53,7 +47,7 @@ describe('REST /v1/accounts', () => {
 
   it('another organisation’s account is indistinguishable from a missing one (404) for reads and writes', async () => {
     const globex = await findAccount(t, 'Globex Holdings', 'globex_owner');
-    await expectNoChange(async () => {
+    await expectNoChange(t, async () => {
       for (const [method, json] of [
         ['GET'],
         ['PATCH', { name: 'Mine now' }],
@@ -100,7 +94,7 @@ describe('REST /v1/accounts', () => {
   });
 
   it('external_id duplicate → 409 CONFLICT; tax_id duplicate (ignoring punctuation) → 409 DUPLICATE_ERROR; nothing written', async () => {
-    await expectNoChange(async () => {
+    await expectNoChange(t, async () => {
       const conflict = await call(t, 'POST', '/v1/accounts', {
         json: { name: 'Other', external_id: 'crm-1001' },
       });
@@ -140,7 +134,7 @@ describe('REST /v1/accounts', () => {
   });
 
   it('VALIDATION_ERROR with one detail per failing field; nothing written', async () => {
-    await expectNoChange(async () => {
+    await expectNoChange(t, async () => {
       const r = await call(t, 'POST', '/v1/accounts', {
         json: { name: '', tax_id: '???', extra: 1 },
       });
@@ -161,7 +155,7 @@ describe('REST /v1/accounts', () => {
   });
 
   it('every free-text field refuses control characters, as portal users do; nothing written', async () => {
-    await expectNoChange(async () => {
+    await expectNoChange(t, async () => {
       const created = await call(t, 'POST', '/v1/accounts', {
         json: { name: 'Bell\u0007 Corp', external_id: 'crm\n1' },
       });
@@ -194,7 +188,7 @@ describe('REST /v1/accounts', () => {
       },
     });
     expect(Object.keys(event.changes).sort(byText)).toEqual(['external_id', 'name']);
-    await expectNoChange(async () => {
+    await expectNoChange(t, async () => {
       expect(
         (
           await call(t, 'PATCH', `/v1/accounts/${umbrella.id}`, {
@@ -207,7 +201,7 @@ describe('REST /v1/accounts', () => {
 
   it('deleting an account with active portal users is FORBIDDEN; nothing changes', async () => {
     const initech = await findAccount(t, 'Initech');
-    await expectNoChange(async () => {
+    await expectNoChange(t, async () => {
       const r = await call(t, 'DELETE', `/v1/accounts/${initech.id}`);
       expect(r.status).toBe(403);
       expect(r.body).toEqual({
@@ -286,7 +280,7 @@ describe('REST /v1/accounts', () => {
 
   it('access: accounts.delete to delete, accounts:write to change (OAuth is read-only), read with accounts:read', async () => {
     const umbrella = await findAccount(t, 'Umbrella Corporation');
-    await expectNoChange(async () => {
+    await expectNoChange(t, async () => {
       const member = await call(t, 'DELETE', `/v1/accounts/${umbrella.id}`, { token: 'member' });
       expect(member.status).toBe(403);
       expect(member.body.error).toMatchObject({

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { call, matchesSchema, me, snapshot, walk, type Json } from './platform-api.fixtures.js';
+import {
+  call,
+  expectNoChange,
+  matchesSchema,
+  me,
+  walk,
+  type Json,
+} from './platform-api.fixtures.js';
 
 describe('REST /v1/members and /v1/tokens (admin operations)', () => {
   let t: TestServer;
@@ -9,12 +16,6 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
     t = await startTestServer();
   });
   afterAll(async () => t?.close());
-
-  async function expectNoChange(run: () => Promise<void>): Promise<void> {
-    const before = await snapshot(t);
-    await run();
-    expect(await snapshot(t)).toBe(before);
-  }
 
   async function memberId(email: string): Promise<string> {
     const { rows } = await walk(t, '/v1/members', 100);
@@ -54,7 +55,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
       const owner = await me(t);
       const ownerToken = (await call(t, 'GET', `/v1/tokens?user_id=${owner.userId}`)).body.data[0]
         .id;
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         for (const [token, status, error] of [
           [
             'readonly_pat',
@@ -158,7 +159,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
 
     it('refuses to leave the organisation without an active admin (FORBIDDEN); nothing changes', async () => {
       const olivia = await memberId('olivia.owner@acme.test');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         for (const json of [
           { role: 'member' },
           { status: 'inactive' },
@@ -181,7 +182,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
     it('validation, unknown and foreign members: 422 / 404, nothing changes', async () => {
       const max = await memberId('max.member@acme.test');
       const gina = (await me(t, 'globex_owner')).userId;
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const bad = await call(t, 'PATCH', `/v1/members/${max}`, {
           json: { role: 'king', permissions: ['fly'], status: null },
         });
@@ -299,7 +300,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
     });
 
     it('a token cannot mint a token that reaches further than itself; members cannot mint at all', async () => {
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const ro = await call(t, 'POST', '/v1/tokens', {
           token: 'readonly_pat',
           json: { name: 'escalate', scopes: ['portal_users:write'] },
@@ -344,7 +345,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
         json: { name: 'expiring', scopes: ['accounts:read', 'org:admin'], expires_at: inAnHour },
       });
       expect(expiring.status).toBe(201);
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         for (const expires_at of [
           null,
           undefined,
@@ -371,7 +372,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
     });
 
     it('validation: bad scopes, past expiry, unknown fields → 422; nothing written', async () => {
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const bad = await call(t, 'POST', '/v1/tokens', {
           json: { name: '', scopes: ['root'], expires_at: 'tomorrow', kind: 'oauth' },
         });
@@ -425,7 +426,7 @@ describe('REST /v1/members and /v1/tokens (admin operations)', () => {
 
       const globexTokens = await call(t, 'GET', '/v1/tokens', { token: 'globex_owner' });
       const globexToken: string = globexTokens.body.data[0].id;
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         for (const id of [globexToken, randomUUID()]) {
           const nf = await call(t, 'DELETE', `/v1/tokens/${id}`);
           expect(nf.status).toBe(404);

@@ -3,6 +3,7 @@ import { getMetadataStorage } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { randomUUID } from 'node:crypto';
 import { Client, type QueryResultRow } from 'pg';
+import { expect } from 'vitest';
 import { legacyToolCall } from '../support/raw-mcp.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -119,6 +120,13 @@ export async function snapshot(t: TestServer): Promise<string> {
     ),
   );
   return parts.join('\n');
+}
+
+/** Runs `run` (a refused write and its assertions) and asserts that it changed nothing. */
+export async function expectNoChange(t: TestServer, run: () => Promise<void>): Promise<void> {
+  const before = await snapshot(t);
+  await run();
+  expect(await snapshot(t)).toBe(before);
 }
 
 export async function me(

@@ -12,7 +12,7 @@ import {
   invitationTokenFor,
   matchesSchema,
   me,
-  snapshot,
+  expectNoChange,
   sql,
   walk,
   type Json,
@@ -31,12 +31,6 @@ describe('REST /v1/portal-users', () => {
   }
 
   /** Runs a failing request and proves it changed nothing anywhere (rows, audit, outbox). */
-  async function expectNoChange(run: () => Promise<void>): Promise<void> {
-    const before = await snapshot(t);
-    await run();
-    expect(await snapshot(t)).toBe(before);
-  }
-
   describe('reading', () => {
     it('lists the organisation’s portal users newest first, in the documented shape', async () => {
       const { status, body } = await call(t, 'GET', '/v1/portal-users');
@@ -95,7 +89,7 @@ describe('REST /v1/portal-users', () => {
 
     it('another organisation’s id is 404 for every write too, and nothing changes', async () => {
       const gary = await findPortalUser(t, 'gary@globex-customer.example', 'globex_owner');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         for (const [method, path, json] of [
           ['PATCH', `/v1/portal-users/${gary.id}`, { name: 'Hijacked' }],
           ['POST', `/v1/portal-users/${gary.id}/deactivate`, undefined],
@@ -235,7 +229,7 @@ describe('REST /v1/portal-users', () => {
     });
 
     it('VALIDATION_ERROR names every failing field; nothing is written', async () => {
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const bad = await call(t, 'POST', '/v1/portal-users', {
           json: { email: 'not-an-email', name: 'X' },
         });
@@ -279,7 +273,7 @@ describe('REST /v1/portal-users', () => {
     });
 
     it('DUPLICATE_ERROR for an e-mail already used in the organisation, ignoring case; nothing is written', async () => {
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const r = await call(t, 'POST', '/v1/portal-users', {
           json: { email: 'ANA@example.COM', name: 'Ana Again' },
         });
@@ -301,7 +295,7 @@ describe('REST /v1/portal-users', () => {
     });
 
     it('CONFLICT for an external_id already used in the organisation; nothing is written', async () => {
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const r = await call(t, 'POST', '/v1/portal-users', {
           json: { email: 'new1@example.com', name: 'New', external_id: 'pu-1001' },
         });
@@ -352,7 +346,7 @@ describe('REST /v1/portal-users', () => {
 
     it('account_id must be an account of this organisation (VALIDATION_ERROR on account_id); nothing is written', async () => {
       const globexAccount = await findAccount(t, 'Globex Holdings', 'globex_owner');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         for (const accountId of [globexAccount.id, randomUUID()]) {
           const r = await call(t, 'POST', '/v1/portal-users', {
             json: { email: 'acc@example.com', name: 'Acc', account_id: accountId },
@@ -403,7 +397,7 @@ describe('REST /v1/portal-users', () => {
         changes: { status: { before: 'invited', after: 'active' } },
       });
 
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         for (const secret of [token, 'x'.repeat(43), 'short']) {
           const again = await t.request(`/v1/portal-invitations/${secret}/accept`, {
             method: 'POST',
@@ -436,7 +430,7 @@ describe('REST /v1/portal-users', () => {
       ).toBe(200);
 
       const ana = await findPortalUser(t, 'ana@example.com');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const r = await call(t, 'POST', `/v1/portal-users/${ana.id}/invitation`);
         expect(r.status).toBe(400);
         expect(r.body).toEqual({
@@ -451,7 +445,7 @@ describe('REST /v1/portal-users', () => {
 
     it('deactivating a portal user who never accepted is FORBIDDEN, and so is activating them; nothing changes', async () => {
       const carla = await findPortalUser(t, 'carla@example.com');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const d = await call(t, 'POST', `/v1/portal-users/${carla.id}/deactivate`);
         expect(d.status).toBe(403);
         expect(d.body).toEqual({
@@ -521,7 +515,7 @@ describe('REST /v1/portal-users', () => {
     it('PATCH refuses null for required fields, duplicates and foreign accounts, changing nothing', async () => {
       const diego = await findPortalUser(t, 'diego@example.com');
       const globexAccount = await findAccount(t, 'Globex Holdings', 'globex_owner');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const nul = await call(t, 'PATCH', `/v1/portal-users/${diego.id}`, {
           json: { name: null, email: 'nope' },
         });
@@ -619,7 +613,7 @@ describe('REST /v1/portal-users', () => {
   describe('authorization on REST routes (demo tokens)', () => {
     it('member deleting: insufficient_permission naming portal_users.delete; nothing changes', async () => {
       const ana = await findPortalUser(t, 'ana@example.com');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const r = await call(t, 'DELETE', `/v1/portal-users/${ana.id}`, { token: 'member' });
         expect(r.status).toBe(403);
         expect(r.body.error.code).toBe('insufficient_permission');
@@ -628,7 +622,7 @@ describe('REST /v1/portal-users', () => {
     });
 
     it('read-only personal token writing: insufficient_scope naming portal_users:write', async () => {
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const r = await call(t, 'POST', '/v1/portal-users', {
           token: 'readonly_pat',
           json: { email: 'ro@example.com', name: 'RO' },
@@ -647,7 +641,7 @@ describe('REST /v1/portal-users', () => {
 
     it('OAuth token writing (through /mcp, its only resource): insufficient_scope saying OAuth is read-only', async () => {
       const ana = await findPortalUser(t, 'ana@example.com');
-      await expectNoChange(async () => {
+      await expectNoChange(t, async () => {
         const r = await callTool(t, 'oauth_reader', 'deactivate_portal_user', { id: ana.id });
         expect(r.isError).toBe(true);
         expect(r.body.error.code).toBe('insufficient_scope');
