@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { skipWhen } from '../support/skip.js';
 import type { Json } from '../support/mcp-peers.js';
-import { InMemoryOAuthClient } from '../support/oauth-client.js';
+import { InMemoryOAuthClient, mcpStatus } from '../support/oauth-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -141,22 +141,6 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
     return { consent, signInNotice };
   }
 
-  /** The HTTP status of a tools/list on /mcp with this bearer token (no SDK retry logic). */
-  async function mcpStatus(token: string): Promise<number> {
-    const response = await fetch(mcpUrl(), {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    await response.body?.cancel();
-    return response.status;
-  }
-
   beforeAll(async () => {
     t = await startTestServer({ logLevel: 'error' });
     callbacks = await startCallbackServer();
@@ -227,8 +211,8 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
     expect(after.access_token).toMatch(/^oat_/);
     expect(after.access_token).not.toBe(before.access_token);
     expect(after.refresh_token).not.toBe(before.refresh_token);
-    expect(await mcpStatus(before.access_token)).toBe(401);
-    expect(await mcpStatus(after.access_token)).toBe(200);
+    expect(await mcpStatus(mcpUrl(), before.access_token)).toBe(401);
+    expect(await mcpStatus(mcpUrl(), after.access_token)).toBe(200);
   });
 
   it('revokes (RFC 7009): the access token is a 401 and the refresh token is dead', async () => {
@@ -243,7 +227,7 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
       }),
     });
     expect(response.status).toBe(200);
-    expect(await mcpStatus(tokens.access_token)).toBe(401);
+    expect(await mcpStatus(mcpUrl(), tokens.access_token)).toBe(401);
     const refresh = await fetch(`${t!.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

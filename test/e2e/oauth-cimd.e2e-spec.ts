@@ -20,7 +20,11 @@ import {
   type ThrowawayCertificate,
 } from '../support/loopback-https.js';
 import type { Json } from '../support/mcp-peers.js';
-import { authorizeInBrowser, InMemoryOAuthClient } from '../support/oauth-client.js';
+import {
+  authorizeInBrowser,
+  InMemoryOAuthClient,
+  pkceAuthorizeUrl,
+} from '../support/oauth-client.js';
 import { latestMailTo } from '../support/mail-drop.js';
 
 /**
@@ -85,18 +89,13 @@ function documentFor(id: string, extra: Record<string, unknown> = {}): string {
 
 /** /oauth/authorize with this client_id (no sign-in involved: the client is resolved first). */
 async function authorizeWith(server: BuiltServer, clientId: string) {
-  const url = new URL(`${server.url}/oauth/authorize`);
-  for (const [k, v] of Object.entries({
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope: 'portal_users:read',
+  const url = pkceAuthorizeUrl(server.url, {
+    clientId,
+    redirectUri: REDIRECT,
     state: 'st4te',
-    code_challenge: CHALLENGE,
-    code_challenge_method: 'S256',
+    challenge: CHALLENGE,
     resource: `${server.url}/mcp`,
-  }))
-    url.searchParams.set(k, v);
+  });
   const started = Date.now();
   const response = await fetch(url, { redirect: 'manual' });
   return {

@@ -11,7 +11,12 @@ import {
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { BrowserAgent } from '../support/browser-agent.js';
 import type { Json } from '../support/mcp-peers.js';
-import { authorizeInBrowser, InMemoryOAuthClient } from '../support/oauth-client.js';
+import {
+  authorizeInBrowser,
+  InMemoryOAuthClient,
+  mcpStatus as mcpStatusAt,
+  pkceAuthorizeUrl,
+} from '../support/oauth-client.js';
 import { latestMailTo } from '../support/mail-drop.js';
 
 /**
@@ -46,23 +51,15 @@ async function connect(provider: InMemoryOAuthClient): Promise<Client> {
  * DPoP-bound one with a fresh proof by that key.
  */
 async function mcpStatus(token: string, dpopKey?: DpopKey): Promise<number> {
-  const response = await fetch(`${t.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      ...(dpopKey === undefined
-        ? { authorization: `Bearer ${token}` }
-        : {
-            authorization: `DPoP ${token}`,
-            dpop: await dpopProof(dpopKey, 'POST', `${t.url}/mcp`, token),
-          }),
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-  await response.body?.cancel();
-  return response.status;
+  return mcpStatusAt(
+    `${t.url}/mcp`,
+    dpopKey === undefined
+      ? token
+      : {
+          authorization: `DPoP ${token}`,
+          dpop: await dpopProof(dpopKey, 'POST', `${t.url}/mcp`, token),
+        },
+  );
 }
 
 /** Runs the whole interactive authorization once; returns a connected client. */
@@ -217,20 +214,8 @@ const VERIFIER = 'a'.repeat(20) + 'B'.repeat(23) + '-._~0123456789';
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 function authorizeUrl(clientId: string, extra: Record<string, string | undefined> = {}): URL {
-  const url = new URL(`${t.url}/oauth/authorize`);
-  const params: Record<string, string | undefined> = {
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope: 'portal_users:read',
-    state: 'st4te',
-    code_challenge: CHALLENGE,
-    code_challenge_method: 'S256',
-    resource: `${t.url}/mcp`,
-    ...extra,
-  };
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
-  return url;
+  const request = { clientId, redirectUri: REDIRECT, state: 'st4te', challenge: CHALLENGE };
+  return pkceAuthorizeUrl(t.url, { ...request, resource: `${t.url}/mcp` }, extra);
 }
 
 async function tokenRequest(

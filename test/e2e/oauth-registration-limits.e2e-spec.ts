@@ -5,7 +5,7 @@ import { hashTokenSecret } from '@app/identity';
 import { BrowserAgent } from '../support/browser-agent.js';
 import { latestMailTo } from '../support/mail-drop.js';
 import type { Json } from '../support/mcp-peers.js';
-import { authorizeInBrowser } from '../support/oauth-client.js';
+import { authorizeInBrowser, pkceAuthorizeUrl } from '../support/oauth-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -128,17 +128,12 @@ describe('unused registrations expire', () => {
     // Its name as a hostile client sends it: a line break, ESC sequences, a bidi override.
     const used: Json = await (await register(t, HOSTILE_NAME)).json();
     expect(used.client_name).toBe(SHOWN_NAME);
-    const url = new URL(`${t.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({
-      client_id: used.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'portal_users:read',
+    const url = pkceAuthorizeUrl(t.url, {
+      clientId: used.client_id,
+      redirectUri: REDIRECT,
       state: 's',
-      code_challenge: CHALLENGE,
-      code_challenge_method: 'S256',
-    }))
-      url.searchParams.set(k, v);
+      challenge: CHALLENGE,
+    });
     let consent = '';
     const callback = await authorizeInBrowser({
       browser: new BrowserAgent(t.url),

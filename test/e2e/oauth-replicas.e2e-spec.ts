@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 import { BrowserAgent } from '../support/browser-agent.js';
 import type { Json } from '../support/mcp-peers.js';
-import { authorizeInBrowser } from '../support/oauth-client.js';
+import { authorizeInBrowser, mcpStatus, pkceAuthorizeUrl } from '../support/oauth-client.js';
 import { latestMailTo } from '../support/mail-drop.js';
 
 /**
@@ -42,21 +42,6 @@ async function token(
   return { status: response.status, body: await response.json() };
 }
 
-async function mcpStatus(base: string, bearer: string): Promise<number> {
-  const response = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${bearer}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-  await response.body?.cancel();
-  return response.status;
-}
-
 describe('two replicas on one database', () => {
   it('authorize on one; exchange, use and refresh on the other', async () => {
     // The client registers on replica B.
@@ -73,17 +58,12 @@ describe('two replicas on one database', () => {
     const clientId: string = registration.client_id;
 
     // The person authorizes on replica A.
-    const url = new URL(`${a.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'portal_users:read',
+    const url = pkceAuthorizeUrl(a.url, {
+      clientId,
+      redirectUri: REDIRECT,
       state: 's',
-      code_challenge: CHALLENGE,
-      code_challenge_method: 'S256',
-    }))
-      url.searchParams.set(k, v);
+      challenge: CHALLENGE,
+    });
     const callback = await authorizeInBrowser({
       browser: new BrowserAgent(a.url),
       authorizationUrl: url,
@@ -103,8 +83,8 @@ describe('two replicas on one database', () => {
       code_verifier: VERIFIER,
     });
     expect(issued.status).toBe(200);
-    expect(await mcpStatus(b.url, issued.body.access_token)).toBe(200);
-    expect(await mcpStatus(a.url, issued.body.access_token)).toBe(200);
+    expect(await mcpStatus(`${b.url}/mcp`, issued.body.access_token)).toBe(200);
+    expect(await mcpStatus(`${a.url}/mcp`, issued.body.access_token)).toBe(200);
 
     // Refresh on B; the old access token is dead on A at once, the new one works on A.
     const refreshed = await token(b.url, {
@@ -113,8 +93,8 @@ describe('two replicas on one database', () => {
       client_id: clientId,
     });
     expect(refreshed.status).toBe(200);
-    expect(await mcpStatus(a.url, issued.body.access_token)).toBe(401);
-    expect(await mcpStatus(a.url, refreshed.body.access_token)).toBe(200);
+    expect(await mcpStatus(`${a.url}/mcp`, issued.body.access_token)).toBe(401);
+    expect(await mcpStatus(`${a.url}/mcp`, refreshed.body.access_token)).toBe(200);
 
     // Reusing the first refresh token on A revokes the grant everywhere.
     const reused = await token(a.url, {
@@ -123,6 +103,6 @@ describe('two replicas on one database', () => {
       client_id: clientId,
     });
     expect(reused.body.error).toBe('invalid_grant');
-    expect(await mcpStatus(b.url, refreshed.body.access_token)).toBe(401);
+    expect(await mcpStatus(`${b.url}/mcp`, refreshed.body.access_token)).toBe(401);
   });
 });

@@ -141,3 +141,59 @@ export async function authorizeInBrowser(options: {
   }
   throw new Error('too many redirects');
 }
+
+/**
+ * The HTTP status of a 2025 `tools/list` on `mcpUrl` with these credentials, no SDK retry logic:
+ * a string is a Bearer token, an object the authorization headers themselves (e.g. DPoP).
+ */
+export async function mcpStatus(
+  mcpUrl: string | URL,
+  credentials: string | Record<string, string>,
+): Promise<number> {
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      ...(typeof credentials === 'string'
+        ? { authorization: `Bearer ${credentials}` }
+        : credentials),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+/** What a test's authorization request names; the rest is fixed: a code, `portal_users:read`, S256. */
+export interface PkceAuthorization {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  challenge: string;
+  /** The `resource` indicator (left out when absent). */
+  resource?: string;
+}
+
+/** `/oauth/authorize` on `base` for this request; `extra` adds or replaces parameters (`undefined` drops one). */
+export function pkceAuthorizeUrl(
+  base: string,
+  a: PkceAuthorization,
+  extra: Record<string, string | undefined> = {},
+): URL {
+  const url = new URL(`${base}/oauth/authorize`);
+  const params: Record<string, string | undefined> = {
+    client_id: a.clientId,
+    redirect_uri: a.redirectUri,
+    response_type: 'code',
+    scope: 'portal_users:read',
+    state: a.state,
+    code_challenge: a.challenge,
+    code_challenge_method: 'S256',
+    resource: a.resource,
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return url;
+}
