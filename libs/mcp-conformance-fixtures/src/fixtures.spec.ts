@@ -1,13 +1,12 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- a partial principal stands in for the real one
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '@app/identity';
-import { testRequestContext } from '@app/testing';
+import { mcpErrorOf, testRequestContext } from '@app/testing';
 import { RequestStateCodec } from '@app/mcp-confirmations';
 import { ToolCatalog, type ExtensionTool, type McpCallExtra } from '@app/mcp-tools';
 import {
   ClientRequestFailed,
   detachedChannel,
-  McpError,
   type McpRequestChannel,
   type McpRequestContext,
 } from '@app/mcp-transport';
@@ -41,15 +40,6 @@ const runner =
     toolNamed(name).run(...args);
 const NAME = { action: 'accept', content: { name: 'Ana' } };
 
-async function rpcError(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
-
 describe('conformance fixtures through our registries', () => {
   it('are listed after our own tools, and a name registered twice is refused', () => {
     const catalog = new ToolCatalog([fixtures]);
@@ -81,7 +71,7 @@ describe('conformance fixtures through our registries', () => {
     });
     const wrongKey = await run({}, { inputResponses: { other: NAME } }, ctx('modern'), extra());
     expect(wrongKey.kind).toBe('input_required');
-    const malformed = await rpcError(
+    const malformed = await mcpErrorOf(
       run({}, { inputResponses: { user_name: 12345 } }, ctx('modern'), extra()),
     );
     expect(malformed.message).toMatch(/inputResponses.user_name must be an object/);
@@ -135,10 +125,10 @@ describe('conformance fixtures through our registries', () => {
       { ...answer, requestState: flipped },
       { ...answer, arguments: { x: 1 }, requestState: state },
     ]) {
-      const error = await rpcError(run({}, params, ctx('modern'), extra()));
+      const error = await mcpErrorOf(run({}, params, ctx('modern'), extra()));
       expect(error.message).toMatch(/integrity check/);
     }
-    const stranger = await rpcError(
+    const stranger = await mcpErrorOf(
       run(
         {},
         { ...answer, requestState: state },

@@ -9,19 +9,13 @@ import {
   type AccessRequirement,
 } from '@app/access';
 import type { Principal } from '@app/identity';
-import { testPrincipal, testRequestContext } from '@app/testing';
-import { McpError, type McpHandlerOutcome, type McpRequestContext } from '@app/mcp-transport';
+import { completeResult, mcpErrorOf, testPrincipal, testRequestContext } from '@app/testing';
+import type { McpHandlerOutcome, McpRequestContext } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
 import { AUTHORIZATION_REFUSED } from './mcp-refusals.js';
 import type { CompiledTool, ToolCatalog } from './tool-catalog.js';
 import { TOOLS } from './tools.js';
-
-function resultOf(outcome: McpHandlerOutcome): Record<string, unknown> {
-  if (outcome.kind !== 'complete')
-    throw new Error(`expected a complete result, got ${outcome.kind}`);
-  return outcome.result;
-}
 
 const ACCOUNT_ID = '3f1f2d4b-8e10-4c39-9a55-0b0e4a3c6f5e';
 
@@ -74,17 +68,8 @@ const extra = (p: Principal = principal()): McpCallExtra => ({
 });
 const handler = () => new PromptsHandler(catalogOf(MENTIONED), policy);
 
-async function rpcError(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
-
 function textOf(outcome: McpHandlerOutcome): string {
-  const messages = resultOf(outcome).messages as {
+  const messages = completeResult(outcome).messages as {
     role: string;
     content: { type: string; text: string };
   }[];
@@ -122,9 +107,9 @@ describe('prompts/list', () => {
 
   it('omits `title` on 2025-03-26 and refuses an unknown cursor', async () => {
     const outcome = await handler().list({}, ctx('2025-03-26'));
-    const prompts = resultOf(outcome).prompts as Record<string, unknown>[];
+    const prompts = completeResult(outcome).prompts as Record<string, unknown>[];
     expect(prompts.some((p) => 'title' in p)).toBe(false);
-    expect((await rpcError(handler().list({ cursor: 'x' }, ctx()))).code).toBe(-32602);
+    expect((await mcpErrorOf(handler().list({ cursor: 'x' }, ctx()))).code).toBe(-32602);
   });
 
   it('refuses to start when a prompt names a tool that is not registered', () => {
@@ -211,14 +196,14 @@ describe('prompts/get onboard_portal_user', () => {
       /arguments must be an object/,
     ],
   ])('%s → -32602', async (_what, params, message) => {
-    const error = await rpcError(handler().get(params, ctx(), extra()));
+    const error = await mcpErrorOf(handler().get(params, ctx(), extra()));
     expect(error.code).toBe(-32602);
     expect(error.message).toMatch(message);
   });
 
   it('applies create_portal_user’s checks: read-only token → -31403 insufficient_scope; no permission → insufficient_permission', async () => {
     const args = { name: 'onboard_portal_user', arguments: { email: 'a@b.co', name: 'A' } };
-    const scope = await rpcError(
+    const scope = await mcpErrorOf(
       handler().get(args, ctx(), extra(principal({ scopes: ['portal_users:read'] }))),
     );
     expect(scope.code).toBe(AUTHORIZATION_REFUSED);
@@ -226,14 +211,14 @@ describe('prompts/get onboard_portal_user', () => {
     const viewer = principal({
       membership: { id: 'm', status: 'active', role: 'viewer', permissions: ['portal_users.read'] },
     });
-    const permission = await rpcError(handler().get(args, ctx(), extra(viewer)));
+    const permission = await mcpErrorOf(handler().get(args, ctx(), extra(viewer)));
     expect(permission.data).toMatchObject({
       error: { code: 'insufficient_permission', details: { permission: 'portal_users.manage' } },
     });
   });
 
   it('argument errors come before authorization (like tools)', async () => {
-    const error = await rpcError(
+    const error = await mcpErrorOf(
       handler().get(
         { name: 'onboard_portal_user', arguments: {} },
         ctx(),
@@ -269,7 +254,7 @@ describe('prompts/get review_recent_activity', () => {
   it.each(['yesterday', '2026-02-30', '2026-13-01', '01/11/2026', '2999-01-01'])(
     'since %s → -32602',
     async (since) => {
-      const error = await rpcError(
+      const error = await mcpErrorOf(
         handler().get({ name: 'review_recent_activity', arguments: { since } }, ctx(), extra()),
       );
       expect(error.code).toBe(-32602);
@@ -278,7 +263,7 @@ describe('prompts/get review_recent_activity', () => {
   );
 
   it('needs audit:read and audit.read', async () => {
-    const error = await rpcError(
+    const error = await mcpErrorOf(
       handler().get(
         { name: 'review_recent_activity' },
         ctx(),

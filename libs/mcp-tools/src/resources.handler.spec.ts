@@ -1,5 +1,6 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- test doubles stand in for Nest providers; results are read field by field
 import { describe, expect, it, vi } from 'vitest';
+import { completeResult, testPrincipal } from '@app/testing';
 import {
   AccessPolicy,
   ActiveMembershipCheck,
@@ -9,41 +10,20 @@ import {
   type AccessRequirement,
 } from '@app/access';
 import type { Principal } from '@app/identity';
-import {
-  detachedChannel,
-  McpError,
-  type McpHandlerOutcome,
-  type McpRequestContext,
-} from '@app/mcp-transport';
+import { detachedChannel, McpError, type McpRequestContext } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { AUTHORIZATION_REFUSED } from './mcp-refusals.js';
 import { ResourcesHandler } from './resources.handler.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
 import type { CompiledTool, ToolCatalog } from './tool-catalog.js';
 
-function resultOf(outcome: McpHandlerOutcome): Record<string, unknown> {
-  if (outcome.kind !== 'complete')
-    throw new Error(`expected a complete result, got ${outcome.kind}`);
-  return outcome.result;
-}
-
 const PORTAL_USER_ID = '0b0e4a3c-6f5e-4c39-9a55-3f1f2d4b8e10';
 
+/** A viewer who may read portal users and accounts. */
 function principal(over: Partial<Principal> = {}): Principal {
-  return {
-    tokenId: 't1',
-    tokenKind: 'personal',
-    audience: null,
-    dpopJkt: null,
-    tokenName: 'test token',
+  return testPrincipal({
     scopes: ['portal_users:read', 'accounts:read'],
-    expiresAt: null,
     clientName: 'token client',
-    organizationId: 'o1',
-    organizationSlug: 'acme',
-    userId: 'u1',
-    userEmail: 'ana@acme.test',
-    userName: 'Ana',
     membership: {
       id: 'm1',
       status: 'active',
@@ -51,7 +31,7 @@ function principal(over: Partial<Principal> = {}): Principal {
       permissions: ['portal_users.read', 'accounts.read'],
     },
     ...over,
-  };
+  });
 }
 
 function tool(
@@ -164,7 +144,7 @@ describe('ResourcesHandler listings', () => {
   it('leaves out `title` for 2025-03-26, which did not have it', async () => {
     const { handler } = setup();
     const list = await handler.listTemplates({}, ctx('legacy', '2025-03-26'));
-    const entries = resultOf(list).resourceTemplates as Record<string, unknown>[];
+    const entries = completeResult(list).resourceTemplates as Record<string, unknown>[];
     expect(entries.every((e) => !('title' in e) && typeof e.description === 'string')).toBe(true);
   });
 
@@ -222,7 +202,7 @@ describe('ResourcesHandler.read', () => {
       expect.objectContaining({ method: 'GET', path: '/v1/me' }),
       { params: {} },
     );
-    const text = (resultOf(outcome).contents as { text: string }[])[0].text;
+    const text = (completeResult(outcome).contents as { text: string }[])[0].text;
     expect(JSON.parse(text)).toEqual({
       organization: { id: 'o1', slug: 'acme', name: 'Acme' },
       acting_person: {

@@ -1,5 +1,10 @@
 import type { Principal } from '@app/identity';
-import { detachedChannel, type McpRequestContext } from '@app/mcp-transport';
+import {
+  detachedChannel,
+  McpError,
+  type McpHandlerOutcome,
+  type McpRequestContext,
+} from '@app/mcp-transport';
 
 /**
  * A caller for unit tests: Ana, an active member of Acme, with a personal token. Each test states
@@ -42,4 +47,21 @@ export function testRequestContext(over: Partial<McpRequestContext> = {}): McpRe
     channel: detachedChannel(),
     ...over,
   };
+}
+
+/** A handler's `complete` result (anything else fails the test, naming what came instead). */
+export function completeResult(outcome: McpHandlerOutcome): Record<string, unknown> {
+  if (outcome.kind !== 'complete')
+    throw new Error(`expected a complete result, got ${outcome.kind}`);
+  return outcome.result;
+}
+
+/** The McpError a handler's promise rejects with (resolving, or any other error, fails the test). */
+export async function mcpErrorOf(promise: Promise<unknown>): Promise<McpError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof McpError)) throw new Error(`expected an McpError, got ${String(error)}`);
+  return error;
 }

@@ -5,4 +5,4 @@ export {
   TEST_EMBEDDED_DATA_DIR,
   type TestDatabase,
 } from './test-database.js';
-export { testPrincipal, testRequestContext } from './fixtures.js';
+export { completeResult, mcpErrorOf, testPrincipal, testRequestContext } from './fixtures.js';
