@@ -29,18 +29,20 @@ export interface PrincipalRow {
 }
 
 /** A token to store: its secret only as the hash. */
-export interface NewToken {
-  organizationId: string;
-  userId: string;
-  kind: TokenKind;
-  name: string;
-  clientName: string | null;
-  tokenPrefix: string;
+export type NewToken = Pick<
+  ApiToken,
+  | 'organizationId'
+  | 'userId'
+  | 'kind'
+  | 'name'
+  | 'clientName'
+  | 'tokenPrefix'
+  | 'expiresAt'
+  | 'audience'
+> & {
   secretHash: string;
   scopes: readonly Scope[];
-  expiresAt: Date | null;
-  audience: string | null;
-}
+};
 
 /**
  * An OAuth access token as the `api_tokens` row of its grant (one row per grant), bound to the

@@ -30,13 +30,17 @@ export interface ToolCallListRow extends StoredToolCall {
   cursor_ts: string;
 }
 
-export interface ToolCallFilter {
+/** The equality filters the list and the per-minute series share (each optional but the organisation). */
+interface ToolCallEqualities {
   organizationId: string;
   tool?: string;
   status?: string;
   userId?: string;
   tokenId?: string;
   clientName?: string;
+}
+
+export interface ToolCallFilter extends ToolCallEqualities {
   approvalId?: string;
   /** Inclusive lower bound (ISO 8601). */
   since?: string;
@@ -80,13 +84,7 @@ export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
 }
 
 /** The filters of a per-minute series: the list's, over a bounded window. */
-export interface ToolCallSeriesFilter {
-  organizationId: string;
-  tool?: string;
-  status?: string;
-  userId?: string;
-  tokenId?: string;
-  clientName?: string;
+export interface ToolCallSeriesFilter extends ToolCallEqualities {
   /** Inclusive (ISO 8601). */
   since: string;
   /** Exclusive (ISO 8601). */
