@@ -34,22 +34,6 @@ export interface Selector {
   matchers: Matcher[];
 }
 
-export const PROMQL_KEYWORDS = new Set([
-  'and',
-  'or',
-  'unless',
-  'by',
-  'without',
-  'on',
-  'ignoring',
-  'group_left',
-  'group_right',
-  'bool',
-  'offset',
-  'atan2',
-  'inf',
-  'nan',
-]);
 export const GROUPING_CLAUSES = new Set([
   'by',
   'without',
@@ -57,6 +41,17 @@ export const GROUPING_CLAUSES = new Set([
   'ignoring',
   'group_left',
   'group_right',
+]);
+export const PROMQL_KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  ...GROUPING_CLAUSES,
+  'bool',
+  'offset',
+  'atan2',
+  'inf',
+  'nan',
 ]);
 
 export function skipString(expr: string, start: number): number {
