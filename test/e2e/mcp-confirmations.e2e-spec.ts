@@ -5,6 +5,7 @@ import {
   accountIdByName,
   accountStatus,
   answer,
+  answerToolCall,
   askedOf,
   auditEvents,
   confirmationIdOf,
@@ -321,15 +322,12 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     const { key, requestState } = await askDelete(user.id);
     const confirmationId = confirmationIdOf(requestState);
 
-    const done = await modernToolCall(
+    const done = await answerToolCall(
       t.url,
       owner,
       'delete_portal_user',
       { id: user.id },
-      {
-        requestState,
-        inputResponses: answer(key, 'accept'),
-      },
+      { key, requestState },
     );
     expect(done.status).toBe(200);
     expect(done.body.result).toMatchObject({
@@ -362,26 +360,21 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
   it('a declined requestState presented again → confirmation_replayed (accept cannot resurrect it)', async () => {
     const user = await createPortalUser(t, 'Raw Decline');
     const { key, requestState } = await askDelete(user.id);
-    const declined = await modernToolCall(
+    const declined = await answerToolCall(
       t.url,
       owner,
       'delete_portal_user',
       { id: user.id },
-      {
-        requestState,
-        inputResponses: answer(key, 'decline'),
-      },
+      { key, requestState },
+      'decline',
     );
     expectToolError(declined, 'USER_DECLINED');
-    const again = await modernToolCall(
+    const again = await answerToolCall(
       t.url,
       owner,
       'delete_portal_user',
       { id: user.id },
-      {
-        requestState,
-        inputResponses: answer(key, 'accept'),
-      },
+      { key, requestState },
     );
     expectToolError(again, 'confirmation_replayed');
     expect(await ledgerStatus(sql, confirmationIdOf(requestState))).toBe('declined');
@@ -520,15 +513,12 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
       [confirmationId],
     );
 
-    const res = await modernToolCall(
+    const res = await answerToolCall(
       t.url,
       owner,
       'delete_portal_user',
       { id: user.id },
-      {
-        requestState,
-        inputResponses: answer(key, 'accept'),
-      },
+      { key, requestState },
     );
     const fresh = askedOf(res);
     expect(confirmationIdOf(fresh.requestState)).not.toBe(confirmationId);
@@ -537,16 +527,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     await expectPortalUserUntouched(user.id);
 
     // The fresh question works as any other.
-    const done = await modernToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
-      {
-        requestState: fresh.requestState,
-        inputResponses: answer(fresh.key, 'accept'),
-      },
-    );
+    const done = await answerToolCall(t.url, owner, 'delete_portal_user', { id: user.id }, fresh);
     expect(done.body.result).toMatchObject({
       resultType: 'complete',
       structuredContent: { deleted: true },
@@ -671,15 +652,12 @@ describe('the target vanished between the question and the answer', () => {
     });
     expect(removed.status).toBe(200);
 
-    const res = await modernToolCall(
+    const res = await answerToolCall(
       t.url,
       owner,
       'delete_portal_user',
       { id: user.id },
-      {
-        requestState,
-        inputResponses: answer(key, 'accept'),
-      },
+      { key, requestState },
     );
     expectToolError(res, 'NOT_FOUND');
     const events = (await auditEvents(t, { resource_id: user.id })).filter(

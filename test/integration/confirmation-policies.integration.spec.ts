@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../support/mcp-peers.js';
 import {
-  answer,
+  answerToolCall,
   askedOf,
   confirmationIdOf,
   createPortalUser,
@@ -178,13 +178,7 @@ describe('confirmation policies', () => {
       performance.now(),
     );
     const retried = (
-      await modernToolCall(
-        b.url,
-        b.tokens.owner,
-        'delete_portal_user',
-        { id: target.id },
-        { requestState: asked.requestState, inputResponses: answer(asked.key, 'accept') },
-      )
+      await answerToolCall(b.url, b.tokens.owner, 'delete_portal_user', { id: target.id }, asked)
     ).body;
     expect(asks(retried)).toBe(true);
     expect(await portalUserStatus(a, target.id)).toBe(200);
@@ -198,12 +192,12 @@ describe('confirmation policies', () => {
         [confirmationIdOf(again.requestState)],
       );
     expect(row.ttl).toBe(120);
-    const done = await modernToolCall(
+    const done = await answerToolCall(
       b.url,
       b.tokens.owner,
       'delete_portal_user',
       { id: target.id },
-      { requestState: again.requestState, inputResponses: answer(again.key, 'accept') },
+      again,
     );
     expect(done.body.result.isError).not.toBe(true);
     expect(await portalUserStatus(a, target.id)).toBe(404);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEEDS_REAL_POSTGRES, skipWhen } from '../support/skip.js';
 import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 import {
-  answer,
+  answerToolCall,
   askedOf,
   confirmationIdOf,
   createPortalUser,
@@ -90,12 +90,12 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     target: { id: string },
     earlier: ReturnType<typeof askedOf>,
   ): Promise<{ confirmation: unknown; portalUser: number }> {
-    const res = await modernToolCall(
+    const res = await answerToolCall(
       url,
       t.tokens.owner,
       'delete_portal_user',
       { id: target.id },
-      { requestState: earlier.requestState, inputResponses: answer(earlier.key, 'accept') },
+      earlier,
     );
     expectToolError(res, 'confirmation_unavailable');
     return {
@@ -169,12 +169,12 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
       const asked = askedOf(again);
       expect(await ledgerStatus(sql, confirmationIdOf(asked.requestState))).toBe('pending');
       // The confirmation asked before the outage was never spent: it still works, once.
-      const done = await modernToolCall(
+      const done = await answerToolCall(
         t.url,
         t.tokens.owner,
         'delete_portal_user',
         { id: target.id },
-        { requestState: earlier.requestState, inputResponses: answer(earlier.key, 'accept') },
+        earlier,
       );
       expect(done.body.result).toMatchObject({
         resultType: 'complete',
@@ -265,12 +265,12 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
       expect(asked.request.params.message).toMatch(
         /^Delete portal user Revoked Table Target \(renamed\)/,
       );
-      const done = await modernToolCall(
+      const done = await answerToolCall(
         replica.url,
         t.tokens.owner,
         'delete_portal_user',
         { id: target.id },
-        { requestState: earlier.requestState, inputResponses: answer(earlier.key, 'accept') },
+        earlier,
       );
       expect(done.body.result).toMatchObject({
         resultType: 'complete',

@@ -133,6 +133,24 @@ export function answer(
   return { [key]: action === 'accept' ? { action, content: { confirm } } : { action } };
 }
 
+/**
+ * The 2026-07-28 retry of a destructive call with the person's answer (`accept` unless said) to
+ * the question it was `asked`: its `requestState`, and the answer under its input key.
+ */
+export function answerToolCall(
+  url: string,
+  token: string,
+  tool: string,
+  args: Record<string, unknown>,
+  asked: { key: string; requestState: string },
+  action: 'accept' | 'decline' = 'accept',
+): Promise<WireResponse> {
+  return modernToolCall(url, token, tool, args, {
+    requestState: asked.requestState,
+    inputResponses: answer(asked.key, action),
+  });
+}
+
 /** An `input_required` result's single input key and its `requestState`. */
 export function askedOf(res: WireResponse): {
   key: string;
