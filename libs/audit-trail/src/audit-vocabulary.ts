@@ -28,6 +28,9 @@ export const AUDIT_ACTIONS = [
   'confirmation.declined',
   'confirmation.refused',
   'approval.withdrawn',
+  'confirmation.requested',
+  'confirmation.expired',
+  'confirmation.executed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

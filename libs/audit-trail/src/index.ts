@@ -30,4 +30,8 @@ export {
   ListAuditEventsQueryDto,
 } from './audit-event.dto.js';
 export { AUDIT_TRAIL_ENDPOINTS } from './audit-trail.endpoints.js';
-export { auditEventsListQuery, type AuditEventFilter } from './audit-events.repository.js';
+export {
+  auditEventsListQuery,
+  AuditEventsRepository,
+  type AuditEventFilter,
+} from './audit-events.repository.js';

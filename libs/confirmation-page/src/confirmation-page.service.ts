@@ -6,6 +6,7 @@ import { AuditTrail } from '@app/audit-trail';
 import { ConfirmationPolicyReader } from '@app/confirmation-policies';
 import { RequestContext } from '@app/identity';
 import {
+  confirmationLabel,
   VERIFIED_CONFIRMATION_PATH,
   VerifiedConfirmationService,
   type McpConfirmation,
@@ -121,7 +122,7 @@ export class ConfirmationPage {
           action: decision === 'confirm' ? 'confirmation.confirmed' : 'confirmation.declined',
           resourceType: 'confirmation',
           resourceId: row.id,
-          resourceLabel: labelOf(row),
+          resourceLabel: confirmationLabel(row),
           changes: {
             status: {
               before: 'pending',
@@ -163,7 +164,7 @@ export class ConfirmationPage {
             action: 'confirmation.refused',
             resourceType: 'confirmation',
             resourceId: found.id,
-            resourceLabel: labelOf(found),
+            resourceLabel: confirmationLabel(found),
             changes: { reason: { before: null, after: 'signed in as another person' } },
           },
           this.pageActor(found, person),
@@ -207,9 +208,4 @@ export class ConfirmationPage {
 
 function page(view: { status: number; html: string }): PageOutcome {
   return { kind: 'page', ...view };
-}
-
-/** How the audit trail names a question: its tool and target. */
-function labelOf(c: McpConfirmation): string {
-  return `${c.tool} ${c.targetType} ${c.targetId}`;
 }

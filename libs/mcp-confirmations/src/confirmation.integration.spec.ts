@@ -1,12 +1,17 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Test } from '@nestjs/testing';
+import { ClsModule, ClsService } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule, dataSourceOptions } from '@app/database';
+import { RequestContext, type CallerContext } from '@app/identity';
 import { createTestDatabase, type TestDatabase } from '@app/testing';
 import { argumentsDigest } from '@app/common';
+import { ConfirmationEvents } from './confirmation-events.js';
 import { ConfirmationLedger } from './confirmation.ledger.js';
 import {
   ConfirmationService,
@@ -33,8 +38,15 @@ interface Replica {
   ledger: ConfirmationLedger;
 }
 
+/**
+ * The pool of one replica: on the embedded engine a single connection, as the app uses there
+ * (ADR 0003: with more, statements of other connections interleave while a transaction — here a
+ * change and its audit event — is open on its one session).
+ */
+const POOL_SIZE = process.env.DATABASE_URL === undefined ? 1 : 10;
+
 /** One "replica": its own DataSource (own connection pool) and its own service instances. */
-async function replica(url: string, poolSize = 10): Promise<Replica> {
+async function replica(url: string, poolSize = POOL_SIZE): Promise<Replica> {
   const ds = new DataSource({
     ...dataSourceOptions(url, poolSize),
     logging: false,
@@ -45,7 +57,15 @@ async function replica(url: string, poolSize = 10): Promise<Replica> {
 
 function wire(ds: DataSource): Replica {
   const ledger = new ConfirmationLedger(ds);
-  const service = new ConfirmationService(ledger, new RequestStateCodec(KEYS));
+  const audit = new AuditTrail(
+    new AuditEventsRepository(ds),
+    new RequestContext(new ClsService(new AsyncLocalStorage())),
+  );
+  const service = new ConfirmationService(
+    ledger,
+    new RequestStateCodec(KEYS),
+    new ConfirmationEvents(audit),
+  );
   return { ds, service, ledger };
 }
 
@@ -90,7 +110,37 @@ async function seedToken(ds: DataSource, organizationId: string, userId: string)
   return row.id;
 }
 
+/** The MCP call of `p` through its client: the actor of the confirmation's audit events. */
+function callerOf(
+  p: Principal,
+  requestId = `req-${randomBytes(4).toString('hex')}`,
+): CallerContext {
+  return {
+    principal: {
+      tokenId: p.tokenId,
+      tokenKind: 'personal',
+      tokenName: 'agent',
+      scopes: ['portal_users:write'],
+      expiresAt: null,
+      clientName: 'claude-code',
+      audience: null,
+      dpopJkt: null,
+      organizationId: p.organizationId,
+      organizationSlug: 'org',
+      userId: p.userId,
+      userEmail: 'olivia@acme.test',
+      userName: 'Olivia',
+      membership: null,
+    },
+    channel: 'mcp',
+    clientName: 'claude-code',
+    confirmationId: null,
+    requestId,
+  };
+}
+
 function askInput(p: Principal, over: Partial<AskInput> = {}): AskInput {
+  const requestId = `req-${randomBytes(4).toString('hex')}`;
   return {
     ...p,
     tool: 'delete_portal_user',
@@ -100,14 +150,57 @@ function askInput(p: Principal, over: Partial<AskInput> = {}): AskInput {
     message: 'Delete portal user Ana Souza <ana@example.com>? This cannot be undone.',
     protocolVersion: '2026-07-28',
     clientName: 'claude-code',
-    requestId: `req-${randomBytes(4).toString('hex')}`,
+    requestId,
     policy: { version: 0, expirySeconds: 600 },
+    caller: callerOf(p, requestId),
     ...over,
   };
 }
 
 function bindingOf(p: Principal, over: Partial<RedeemBinding> = {}): RedeemBinding {
-  return { ...p, tool: 'delete_portal_user', args: ARGS, policyVersion: 0, ...over };
+  return {
+    ...p,
+    tool: 'delete_portal_user',
+    args: ARGS,
+    policyVersion: 0,
+    caller: callerOf(p),
+    ...over,
+  };
+}
+
+interface EventRow {
+  action: string;
+  actor_user_id: string;
+  token_id: string;
+  channel: string;
+  client_name: string | null;
+  resource_type: string;
+  resource_label: string;
+  confirmation_id: string;
+  changes: Record<string, { before: unknown; after: unknown }>;
+}
+
+/** The audit events about one confirmation, oldest first. */
+function eventsAbout(ds: DataSource, confirmationId: string): Promise<EventRow[]> {
+  return ds.query(
+    `SELECT action, actor_user_id, token_id, channel, client_name, resource_type, resource_label,
+            confirmation_id, changes
+       FROM audit_events WHERE resource_id = $1 ORDER BY occurred_at, id`,
+    [confirmationId],
+  );
+}
+
+async function actionsAbout(ds: DataSource, confirmationId: string): Promise<string[]> {
+  return (await eventsAbout(ds, confirmationId)).map((e) => e.action);
+}
+
+/** Marks a row lapsed by the database's clock (as if its expiry passed). */
+async function lapse(ds: DataSource, confirmationId: string): Promise<void> {
+  await ds.query(
+    `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second'
+      WHERE id = $1`,
+    [confirmationId],
+  );
 }
 
 async function statusOf(
@@ -202,6 +295,27 @@ describe('confirmation ledger and service on a real database', () => {
     const ttl = (row!.expiresAt.getTime() - row!.createdAt.getTime()) / 1000;
     expect(ttl).toBeCloseTo(600, 3);
     expect(asked.expiresAt).toEqual(row!.expiresAt);
+    // Audited with the row: the person through their token and client, on this confirmation.
+    expect(await eventsAbout(a.ds, asked.confirmationId)).toEqual([
+      {
+        action: 'confirmation.requested',
+        actor_user_id: principal.userId,
+        token_id: principal.tokenId,
+        channel: 'mcp',
+        client_name: 'claude-code',
+        resource_type: 'confirmation',
+        resource_label: `delete_portal_user portal_user ${ARGS.id}`,
+        confirmation_id: asked.confirmationId,
+        changes: {
+          status: { before: null, after: 'pending' },
+          mode: { before: null, after: 'form' },
+          tool: { before: null, after: 'delete_portal_user' },
+          target: { before: null, after: `portal_user ${ARGS.id}` },
+          policy_version: { before: null, after: 0 },
+          expires_at: { before: null, after: row!.expiresAt.toISOString() },
+        },
+      },
+    ]);
   });
 
   it('accept → consumed once; the same state again → replayed (accept, decline or no answer)', async () => {
@@ -236,6 +350,12 @@ describe('confirmation ledger and service on a real database', () => {
       confirmationId,
     });
     expect((await statusOf(a.ds, confirmationId)).status).toBe('consumed');
+    // The form's yes and its use, once, whatever was presented after.
+    expect(await actionsAbout(a.ds, confirmationId)).toEqual([
+      'confirmation.requested',
+      'confirmation.confirmed',
+      'confirmation.executed',
+    ]);
   });
 
   it('decline → declined, the row closed; presented again → replayed, and it can no longer be accepted', async () => {
@@ -257,6 +377,16 @@ describe('confirmation ledger and service on a real database', () => {
       confirmationId,
     });
     expect((await statusOf(a.ds, confirmationId)).status).toBe('declined');
+    const events = await eventsAbout(a.ds, confirmationId);
+    expect(events.map((e) => e.action)).toEqual([
+      'confirmation.requested',
+      'confirmation.declined',
+    ]);
+    expect(events[1]).toMatchObject({
+      actor_user_id: principal.userId,
+      client_name: 'claude-code',
+      changes: { status: { before: 'pending', after: 'declined' } },
+    });
   });
 
   it('a row lapsed in the database → expired (marked so, not decided), whatever the answer', async () => {
@@ -294,6 +424,38 @@ describe('confirmation ledger and service on a real database', () => {
       confirmationId: second.confirmationId,
     });
     expect((await statusOf(a.ds, second.confirmationId)).status).toBe('expired');
+    // Closed once each, by whichever presentation found it lapsed first.
+    for (const id of [confirmationId, second.confirmationId]) {
+      const events = await eventsAbout(a.ds, id);
+      expect(events.map((e) => e.action)).toEqual([
+        'confirmation.requested',
+        'confirmation.expired',
+      ]);
+      expect(events[1]?.changes).toMatchObject({
+        status: { before: 'pending', after: 'expired' },
+        reason: { after: 'not answered before it expired' },
+      });
+    }
+  });
+
+  it('race: concurrent retries of a lapsed confirmation through two replicas → one expired event', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { requestState, confirmationId } = await a.service.ask(askInput(principal));
+      await lapse(a.ds, confirmationId);
+      const binding = bindingOf(principal);
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => {
+          const r = i % 2 === 0 ? a : b;
+          if (i % 3 === 0) return r.service.inspect(requestState, binding);
+          return r.service.redeem(requestState, binding, i % 3 === 1 ? 'accept' : 'decline');
+        }),
+      );
+      expect(tally(outcomes)).toEqual({ expired: 20 });
+      expect(await actionsAbout(a.ds, confirmationId)).toEqual([
+        'confirmation.requested',
+        'confirmation.expired',
+      ]);
+    }
   });
 
   it('with a TTL of 1 s the state lapses by itself: expired, and the row is closed', async () => {
@@ -308,6 +470,10 @@ describe('confirmation ledger and service on a real database', () => {
       confirmationId,
     });
     expect(await statusOf(a.ds, confirmationId)).toEqual({ status: 'expired', decided_at: null });
+    expect(await actionsAbout(a.ds, confirmationId)).toEqual([
+      'confirmation.requested',
+      'confirmation.expired',
+    ]);
   });
 
   it('another token, person, organisation, tool or arguments → tampered, and the row stays pending', async () => {
@@ -340,6 +506,8 @@ describe('confirmation ledger and service on a real database', () => {
       expect(await b.service.inspect(requestState, binding)).toEqual({ kind: 'tampered', reason });
     }
     expect(await statusOf(a.ds, confirmationId)).toEqual({ status: 'pending', decided_at: null });
+    // Refused before the ledger: nothing about it was audited but the question.
+    expect(await actionsAbout(a.ds, confirmationId)).toEqual(['confirmation.requested']);
     // Still redeemable by its rightful owner (so nothing was spent).
     expect(await b.service.redeem(requestState, bindingOf(principal), 'accept')).toEqual({
       kind: 'consumed',
@@ -389,6 +557,11 @@ describe('confirmation ledger and service on a real database', () => {
         outcomes.every((o) => 'confirmationId' in o && o.confirmationId === confirmationId),
       ).toBe(true);
       expect((await statusOf(a.ds, confirmationId)).status).toBe('consumed');
+      expect(await actionsAbout(a.ds, confirmationId)).toEqual([
+        'confirmation.requested',
+        'confirmation.confirmed',
+        'confirmation.executed',
+      ]);
     }
   });
 
@@ -409,6 +582,11 @@ describe('confirmation ledger and service on a real database', () => {
     expect(counts.replayed).toBe(39);
     const winner = outcomes.find((o) => o.kind === 'consumed' || o.kind === 'declined');
     expect((await statusOf(a.ds, confirmationId)).status).toBe(winner?.kind);
+    expect(await actionsAbout(a.ds, confirmationId)).toEqual(
+      winner?.kind === 'consumed'
+        ? ['confirmation.requested', 'confirmation.confirmed', 'confirmation.executed']
+        : ['confirmation.requested', 'confirmation.declined'],
+    );
   });
 
   it('distinct confirmations consumed concurrently on two replicas all succeed', async () => {
@@ -446,7 +624,21 @@ describe('confirmation ledger and service on a real database', () => {
 
   it('the table enforces its vocabulary and follows its organisation', async () => {
     const owner = await seedPrincipal(a.ds);
-    const { confirmationId } = await a.service.ask(askInput(owner));
+    // The ledger alone (no audit event): an organisation with an audit trail is never deleted.
+    const { id: confirmationId } = await a.ledger.create({
+      ...owner,
+      tool: 'delete_portal_user',
+      argumentsDigest: argumentsDigest(ARGS),
+      targetType: 'portal_user',
+      targetId: ARGS.id,
+      message: 'Delete portal user?',
+      protocolVersion: '2026-07-28',
+      clientName: null,
+      requestId: 'req-table',
+      ttlSeconds: 60,
+      mode: 'form',
+      policyVersion: 0,
+    });
     await expect(
       a.ds.query(`UPDATE mcp_confirmations SET status = 'approved' WHERE id = $1`, [
         confirmationId,
@@ -466,6 +658,7 @@ describe('confirmation ledger and service on a real database', () => {
   it('the module wires the service from AppConfig and the app connection', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
+        ClsModule.forRoot({ global: true }),
         ConfigModule.forRoot(Object.assign(new AppConfig(), { serverSecretKeys: KEYS })),
         DatabaseModule.forRoot(db.url, 2),
         McpConfirmationsModule,
@@ -479,6 +672,11 @@ describe('confirmation ledger and service on a real database', () => {
         kind: 'consumed',
         confirmationId,
       });
+      expect(await actionsAbout(a.ds, confirmationId)).toEqual([
+        'confirmation.requested',
+        'confirmation.confirmed',
+        'confirmation.executed',
+      ]);
     } finally {
       await moduleRef.close();
     }

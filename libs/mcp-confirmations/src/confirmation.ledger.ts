@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 import { unreachable } from '@app/common';
-import { returnedRow } from '@app/database';
+import type { ChangeRecorder, LedgerChange } from './confirmation-events.js';
 import { confirmationsListQuery, type ConfirmationFilter } from './confirmation-list.query.js';
 import { CONFIRMATION_COLUMNS, toConfirmation, type ConfirmationRow } from './confirmation.row.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
@@ -81,15 +81,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * All SQL about confirmations. Every state change is a conditional UPDATE whose affected-row count
- * decides the outcome, so exactly one caller wins whatever the number of replicas.
+ * decides the outcome, so exactly one caller wins whatever the number of replicas. A change given
+ * a {@link ChangeRecorder} runs in a transaction with what it records (the audit events): only the
+ * winner records, and the change and its record commit together or not at all.
  * Database failures propagate unchanged; the service turns them into `confirmation_unavailable`.
  */
 @Injectable()
 export class ConfirmationLedger {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  async create(input: NewConfirmation): Promise<McpConfirmation> {
-    const result = await this.run(
+  async create(input: NewConfirmation, record?: ChangeRecorder): Promise<McpConfirmation> {
+    const result = await this.change(
+      'created',
+      record,
       `INSERT INTO mcp_confirmations (organization_id, token_id, user_id, tool, arguments_digest, target_type,
               target_id, message, protocol_version, client_name, request_id, expires_at, mode, policy_version)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + $12::int * interval '1 second', $13, $14)
@@ -111,41 +115,61 @@ export class ConfirmationLedger {
         input.policyVersion,
       ],
     );
-    return toConfirmation(returnedRow(result.records));
+    const row = result[0];
+    if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
+    return row;
   }
 
   /**
    * pending → consumed, if still pending, unexpired and bound to `binding`. Form rows only: a
    * `verified` row is confirmed on the page, never by the client's own answer.
    */
-  consume(id: string, binding: ConfirmationBinding): Promise<LedgerTransition> {
-    return this.decide(id, binding, 'consumed');
+  consume(
+    id: string,
+    binding: ConfirmationBinding,
+    record?: ChangeRecorder,
+  ): Promise<LedgerTransition> {
+    return this.decide(id, binding, 'consumed', record);
   }
 
   /** pending → declined, if still pending, unexpired and bound to `binding`. */
-  decline(id: string, binding: ConfirmationBinding): Promise<LedgerTransition> {
-    return this.decide(id, binding, 'declined');
+  decline(
+    id: string,
+    binding: ConfirmationBinding,
+    record?: ChangeRecorder,
+  ): Promise<LedgerTransition> {
+    return this.decide(id, binding, 'declined', record);
   }
 
   /**
    * Where a confirmation stands, without deciding it (the person's answer was missing): `pending`,
    * `replayed`, `expired` (a lapsed pending row is marked so), `mismatch` or `missing`.
    */
-  inspect(id: string, binding: ConfirmationBinding): Promise<LedgerInspection> {
+  inspect(
+    id: string,
+    binding: ConfirmationBinding,
+    record?: ChangeRecorder,
+  ): Promise<LedgerInspection> {
     if (!UUID.test(id)) return Promise.resolve({ outcome: 'missing' });
-    return this.settle(id, binding);
+    return this.settle(id, binding, record);
   }
 
   /** pending → expired, only if the row has lapsed by the database's clock. True if it changed. */
-  async expire(id: string, binding: ConfirmationBinding): Promise<boolean> {
+  async expire(
+    id: string,
+    binding: ConfirmationBinding,
+    record?: ChangeRecorder,
+  ): Promise<boolean> {
     if (!UUID.test(id)) return false;
-    const result = await this.run(
+    const changed = await this.change(
+      'expired',
+      record,
       `UPDATE mcp_confirmations SET status = 'expired'
         WHERE id = $1 AND status = 'pending' AND expires_at <= now() AND ${BOUND}
-        RETURNING id`,
+        RETURNING ${CONFIRMATION_COLUMNS}`,
       [id, ...bindingParams(binding)],
     );
-    return result.affected === 1;
+    return changed.length === 1;
   }
 
   /**
@@ -242,31 +266,58 @@ export class ConfirmationLedger {
     id: string,
     binding: ConfirmationBinding,
     policyVersion: number,
+    record?: ChangeRecorder,
   ): Promise<{ won: true; confirmation: McpConfirmation } | VerifiedLookup> {
     if (!UUID.test(id)) return { won: false, found: null };
-    const result = await this.run(
+    const changed = await this.change(
+      'consumed',
+      record,
       `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
         WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL
           AND expires_at > now() AND policy_version = $7 AND ${BOUND}
         RETURNING ${CONFIRMATION_COLUMNS}`,
       [id, ...bindingParams(binding), policyVersion],
     );
-    const won = result.records[0];
-    if (result.affected === 1 && won !== undefined)
-      return { won: true, confirmation: toConfirmation(won) };
+    const won = changed[0];
+    if (changed.length === 1 && won !== undefined) return { won: true, confirmation: won };
     return { won: false, found: await this.findVerified(id) };
   }
 
   /** The client declined (or cancelled) a `verified` question: pending → declined. */
-  async declineVerified(id: string, binding: ConfirmationBinding): Promise<boolean> {
+  async declineVerified(
+    id: string,
+    binding: ConfirmationBinding,
+    record?: ChangeRecorder,
+  ): Promise<boolean> {
     if (!UUID.test(id)) return false;
-    const result = await this.run(
+    const changed = await this.change(
+      'declined',
+      record,
       `UPDATE mcp_confirmations SET status = 'declined', decided_at = now()
         WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND expires_at > now() AND ${BOUND}
-        RETURNING id`,
+        RETURNING ${CONFIRMATION_COLUMNS}`,
       [id, ...bindingParams(binding)],
     );
-    return result.affected === 1;
+    return changed.length === 1;
+  }
+
+  /**
+   * The binding's `verified` rows still pending past their expiry (asked and never confirmed, or
+   * confirmed and never used) → expired: a 2025-11-25 call carries no state naming its question,
+   * so the same call coming back is when a lapsed one is closed. One winner per row.
+   */
+  async expireLapsedVerifiedByBinding(
+    binding: ConfirmationBinding,
+    record?: ChangeRecorder,
+  ): Promise<McpConfirmation[]> {
+    return this.change(
+      'expired',
+      record,
+      `UPDATE mcp_confirmations SET status = 'expired'
+        WHERE mode = 'verified' AND status = 'pending' AND expires_at <= now() AND ${BOUND_FROM_1}
+        RETURNING ${CONFIRMATION_COLUMNS}`,
+      bindingParams(binding),
+    );
   }
 
   /**
@@ -277,8 +328,11 @@ export class ConfirmationLedger {
   async consumeVerifiedByBinding(
     binding: ConfirmationBinding,
     policyVersion: number,
+    record?: ChangeRecorder,
   ): Promise<McpConfirmation | undefined> {
-    const result = await this.run(
+    const changed = await this.change(
+      'consumed',
+      record,
       `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
         WHERE id = (SELECT id FROM mcp_confirmations
                      WHERE mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL
@@ -288,8 +342,7 @@ export class ConfirmationLedger {
         RETURNING ${CONFIRMATION_COLUMNS}`,
       [...bindingParams(binding), policyVersion],
     );
-    const row = result.records[0];
-    return result.affected === 1 && row !== undefined ? toConfirmation(row) : undefined;
+    return changed.length === 1 ? changed[0] : undefined;
   }
 
   /**
@@ -353,28 +406,33 @@ export class ConfirmationLedger {
     id: string,
     binding: ConfirmationBinding,
     to: 'consumed' | 'declined',
+    record: ChangeRecorder | undefined,
   ): Promise<LedgerTransition> {
     if (!UUID.test(id)) return { outcome: 'missing' };
-    const result = await this.run(
+    const changed = await this.change(
+      to,
+      record,
       `UPDATE mcp_confirmations SET status = $7, decided_at = now()
         WHERE id = $1 AND status = 'pending' AND expires_at > now() AND ${BOUND}
           AND (mode = 'form' OR $7 = 'declined')
         RETURNING ${CONFIRMATION_COLUMNS}`,
       [id, ...bindingParams(binding), to],
     );
-    const won = result.records[0];
-    if (result.affected === 1 && won !== undefined) {
-      return { outcome: to, confirmation: toConfirmation(won) };
-    }
+    const won = changed[0];
+    if (changed.length === 1 && won !== undefined) return { outcome: to, confirmation: won };
     // The conditional UPDATE changed nothing: read the row to say why.
-    const found = await this.settle(id, binding);
+    const found = await this.settle(id, binding, record);
     // A bound, unlapsed, pending row would have matched the UPDATE; should one still show up
     // here, refuse it as lapsed (ask again) rather than let a second caller through.
     return found.outcome === 'pending' ? { ...found, outcome: 'expired' } : found;
   }
 
   /** Reads the row and says where it stands; a lapsed pending row is marked `expired`. */
-  private async settle(id: string, binding: ConfirmationBinding): Promise<LedgerInspection> {
+  private async settle(
+    id: string,
+    binding: ConfirmationBinding,
+    record: ChangeRecorder | undefined,
+  ): Promise<LedgerInspection> {
     const result = await this.run<SettleRow>(
       `SELECT ${CONFIRMATION_COLUMNS}, expires_at <= now() AS lapsed FROM mcp_confirmations WHERE id = $1`,
       [id],
@@ -391,12 +449,30 @@ export class ConfirmationLedger {
         return { outcome: 'expired', confirmation };
       case 'pending': {
         if (!row.lapsed) return { outcome: 'pending', confirmation };
-        if (await this.expire(id, binding)) confirmation.status = 'expired';
+        if (await this.expire(id, binding, record)) confirmation.status = 'expired';
         return { outcome: 'expired', confirmation };
       }
       default:
         return unreachable(confirmation.status);
     }
+  }
+
+  /**
+   * One state change (`sql` returns the changed rows' {@link CONFIRMATION_COLUMNS}): with a
+   * recorder, in a transaction with what it records for each changed row. The changed rows.
+   */
+  private async change(
+    change: LedgerChange,
+    record: ChangeRecorder | undefined,
+    sql: string,
+    params: unknown[],
+  ): Promise<McpConfirmation[]> {
+    if (record === undefined) return (await this.run(sql, params)).records.map(toConfirmation);
+    return this.ds.transaction(async (tx) => {
+      const rows = (await this.run(sql, params, tx)).records.map(toConfirmation);
+      for (const row of rows) await record(change, row, tx);
+      return rows;
+    });
   }
 
   private async run<Row = ConfirmationRow>(

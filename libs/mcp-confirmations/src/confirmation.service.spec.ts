@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AuditTrail } from '@app/audit-trail';
 import { argumentsDigest } from '@app/common';
+import type { CallerContext } from '@app/identity';
+import { ConfirmationEvents } from './confirmation-events.js';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
 import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
@@ -52,8 +55,36 @@ function setup() {
     inspect: vi.spyOn(ledger, 'inspect'),
     expire: vi.spyOn(ledger, 'expire'),
   };
-  const service = new ConfirmationService(ledger, new RequestStateCodec([KEY]));
-  return { service, spies, ledger };
+  // The ledger is stubbed, so no change is made and nothing is recorded.
+  const events = new ConfirmationEvents({} as AuditTrail);
+  const service = new ConfirmationService(ledger, new RequestStateCodec([KEY]), events);
+  return { service, spies, ledger, events };
+}
+
+/** The call presenting a state (only its audit events' actor; the binding is the fields beside it). */
+function callerOf(r: McpConfirmation): CallerContext {
+  return {
+    principal: {
+      tokenId: r.tokenId,
+      tokenKind: 'oauth',
+      tokenName: 'Claude Desktop',
+      scopes: [],
+      expiresAt: null,
+      clientName: 'Claude Desktop',
+      audience: null,
+      dpopJkt: null,
+      organizationId: r.organizationId,
+      organizationSlug: 'acme',
+      userId: r.userId,
+      userEmail: 'olivia@acme.test',
+      userName: 'Olivia',
+      membership: null,
+    },
+    channel: 'mcp',
+    clientName: 'Claude Desktop',
+    confirmationId: null,
+    requestId: r.requestId,
+  };
 }
 
 async function asked(s: ReturnType<typeof setup>, r = row(), args: unknown = { id: 'pu-1' }) {
@@ -71,6 +102,7 @@ async function asked(s: ReturnType<typeof setup>, r = row(), args: unknown = { i
     clientName: undefined,
     requestId: r.requestId,
     policy: { version: 2, expirySeconds: 600 },
+    caller: callerOf(r),
   });
   const binding: RedeemBinding = {
     organizationId: r.organizationId,
@@ -79,6 +111,7 @@ async function asked(s: ReturnType<typeof setup>, r = row(), args: unknown = { i
     tool: r.tool,
     args,
     policyVersion: 2,
+    caller: callerOf(r),
   };
   const bound: ConfirmationBinding = {
     organizationId: r.organizationId,
@@ -115,6 +148,7 @@ describe('ConfirmationService (ledger stubbed)', () => {
         ttlSeconds: 600,
         clientName: null,
       }),
+      expect.any(Function),
     );
     expect(result).toMatchObject({ confirmationId: r.id, expiresAt: r.expiresAt });
     const verdict = new RequestStateCodec([KEY]).verify(result.requestState);
@@ -153,6 +187,7 @@ describe('ConfirmationService (ledger stubbed)', () => {
     const foreign = new ConfirmationService(
       s.ledger,
       new RequestStateCodec(['another-deployment-key-0123456789abcdef']),
+      s.events,
     );
     expect(await foreign.redeem(result.requestState, binding, 'decline')).toEqual({
       kind: 'tampered',
@@ -217,7 +252,7 @@ describe('ConfirmationService (ledger stubbed)', () => {
       kind: 'expired',
       confirmationId: r.id,
     });
-    expect(s.spies.expire).toHaveBeenCalledWith(r.id, bound);
+    expect(s.spies.expire).toHaveBeenCalledWith(r.id, bound, expect.any(Function));
     s.spies.expire.mockResolvedValueOnce(true);
     expect(await s.service.inspect(result.requestState, binding)).toEqual({
       kind: 'expired',
@@ -239,7 +274,7 @@ describe('ConfirmationService (ledger stubbed)', () => {
       kind: 'consumed',
       confirmationId: id,
     });
-    expect(s.spies.consume).toHaveBeenCalledWith(id, bound);
+    expect(s.spies.consume).toHaveBeenCalledWith(id, bound, expect.any(Function));
     expect(s.spies.decline).not.toHaveBeenCalled();
 
     s.spies.decline.mockResolvedValueOnce({ outcome: 'declined', confirmation: r });
@@ -247,7 +282,7 @@ describe('ConfirmationService (ledger stubbed)', () => {
       kind: 'declined',
       confirmationId: id,
     });
-    expect(s.spies.decline).toHaveBeenCalledWith(id, bound);
+    expect(s.spies.decline).toHaveBeenCalledWith(id, bound, expect.any(Function));
 
     s.spies.consume.mockResolvedValueOnce({ outcome: 'replayed', confirmation: r });
     expect(await s.service.redeem(state, binding, 'accept')).toEqual({

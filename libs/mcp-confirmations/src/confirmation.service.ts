@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { argumentsDigest, unreachable } from '@app/common';
+import type { CallerContext } from '@app/identity';
+import { ConfirmationEvents, type ChangeRecorder } from './confirmation-events.js';
 import type { ConfirmationFilter } from './confirmation-list.query.js';
 import {
   ConfirmationLedger,
@@ -28,6 +30,8 @@ export interface AskInput {
   requestId: string;
   /** The tool's confirmation policy the question is asked under: its version, and how long it stays open. */
   policy: { version: number; expirySeconds: number };
+  /** Who asks (the token's person, through their client): the actor of `confirmation.requested`. */
+  caller: CallerContext;
 }
 
 export interface AskResult {
@@ -45,6 +49,8 @@ export interface RedeemBinding {
   args: unknown;
   /** The version of the tool's confirmation policy now: a question asked under another is superseded. */
   policyVersion: number;
+  /** The call presenting it: the actor of the audit events its changes of the ledger write. */
+  caller: CallerContext;
 }
 
 /**
@@ -110,17 +116,22 @@ export class ConfirmationService {
   constructor(
     private readonly ledger: ConfirmationLedger,
     private readonly codec: RequestStateCodec,
+    private readonly events: ConfirmationEvents,
   ) {}
 
-  /** Records a pending confirmation and returns the `requestState` that references it. */
+  /**
+   * Records a pending confirmation (audited `confirmation.requested`) and returns the
+   * `requestState` that references it.
+   */
   ask(input: AskInput): Promise<AskResult> {
-    return askQuestion(this.ledger, this.codec, input, 'form');
+    return askQuestion(this.ledger, this.codec, input, 'form', this.events.by(input.caller));
   }
 
   /**
    * Redeems the person's answer (as read by parseAnswer; on `missing` call {@link inspect}).
    * The MAC and the binding are checked before the ledger is touched; then one conditional
-   * UPDATE decides the single winner across replicas.
+   * UPDATE decides the single winner across replicas; the winner's audit events (`confirmed` and
+   * `executed`, `declined`, or `expired`) commit with it.
    */
   async redeem(
     requestState: unknown,
@@ -130,12 +141,14 @@ export class ConfirmationService {
     const checked = this.check(requestState, binding);
     if (checked.tampered !== undefined) return checked.tampered;
     const { confirmationId, bound } = checked;
-    if (lapsed(checked.expiresAtUnix)) return expireQuietly(this.ledger, confirmationId, bound);
+    const record = this.events.by(binding.caller);
+    if (lapsed(checked.expiresAtUnix))
+      return expireQuietly(this.ledger, confirmationId, bound, record);
 
     const transition = await unlessUnavailable(() =>
       answer === 'accept'
-        ? this.ledger.consume(confirmationId, bound)
-        : this.ledger.decline(confirmationId, bound),
+        ? this.ledger.consume(confirmationId, bound, record)
+        : this.ledger.decline(confirmationId, bound, record),
     );
     switch (transition.outcome) {
       case 'consumed':
@@ -164,9 +177,11 @@ export class ConfirmationService {
     const checked = this.check(requestState, binding);
     if (checked.tampered !== undefined) return checked.tampered;
     const { confirmationId, bound } = checked;
-    if (lapsed(checked.expiresAtUnix)) return expireQuietly(this.ledger, confirmationId, bound);
+    const record = this.events.by(binding.caller);
+    if (lapsed(checked.expiresAtUnix))
+      return expireQuietly(this.ledger, confirmationId, bound, record);
 
-    const found = await unlessUnavailable(() => this.ledger.inspect(confirmationId, bound));
+    const found = await unlessUnavailable(() => this.ledger.inspect(confirmationId, bound, record));
     switch (found.outcome) {
       case 'pending':
         return { kind: 'pending', confirmationId };
@@ -207,34 +222,38 @@ export class ConfirmationService {
 }
 
 /**
- * Records a pending question in `mode` and signs the `requestState` that references it. The one
- * way both doors (the form's and the `verified` page's) ask, so their rows and states are bound
- * alike.
+ * Records a pending question in `mode` (with its `confirmation.requested` event, through
+ * `record`) and signs the `requestState` that references it. The one way both doors (the form's
+ * and the `verified` page's) ask, so their rows, events and states are alike.
  */
 export async function askQuestion(
   ledger: ConfirmationLedger,
   codec: RequestStateCodec,
   input: AskInput,
   mode: ConfirmationMode,
+  record: ChangeRecorder,
 ): Promise<AskResult> {
   const digest = argumentsDigest(input.args);
   const confirmation = await unlessUnavailable(() =>
-    ledger.create({
-      organizationId: input.organizationId,
-      tokenId: input.tokenId,
-      userId: input.userId,
-      tool: input.tool,
-      argumentsDigest: digest,
-      targetType: input.targetType,
-      targetId: input.targetId,
-      message: input.message,
-      protocolVersion: input.protocolVersion,
-      clientName: input.clientName ?? null,
-      requestId: input.requestId,
-      ttlSeconds: input.policy.expirySeconds,
-      mode,
-      policyVersion: input.policy.version,
-    }),
+    ledger.create(
+      {
+        organizationId: input.organizationId,
+        tokenId: input.tokenId,
+        userId: input.userId,
+        tool: input.tool,
+        argumentsDigest: digest,
+        targetType: input.targetType,
+        targetId: input.targetId,
+        message: input.message,
+        protocolVersion: input.protocolVersion,
+        clientName: input.clientName ?? null,
+        requestId: input.requestId,
+        ttlSeconds: input.policy.expirySeconds,
+        mode,
+        policyVersion: input.policy.version,
+      },
+      record,
+    ),
   );
   const requestState = codec.sign({
     confirmationId: confirmation.id,
@@ -265,15 +284,17 @@ export function lapsed(expiresAtUnix: number): boolean {
 }
 
 /**
- * Lapsed: refusing it needs no state change. Closing a row still pending is bookkeeping only, so
- * a store failure here is not the caller's problem.
+ * Lapsed: refusing it needs no state change. Closing a row still pending (and its one
+ * `confirmation.expired` event, written by whichever caller closes it) is bookkeeping only, so a
+ * store failure here is not the caller's problem.
  */
 export async function expireQuietly(
   ledger: ConfirmationLedger,
   confirmationId: string,
   bound: ConfirmationBinding,
+  record: ChangeRecorder,
 ): Promise<{ kind: 'expired'; confirmationId: string }> {
-  await ledger.expire(confirmationId, bound).catch(() => false);
+  await ledger.expire(confirmationId, bound, record).catch(() => false);
   return { kind: 'expired', confirmationId };
 }
 

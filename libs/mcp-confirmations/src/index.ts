@@ -52,3 +52,11 @@ export {
   type ConfirmationElicitationRequest,
 } from './confirmation-elicitation.util.js';
 export { confirmationsListQuery } from './confirmation-list.query.js';
+export {
+  ConfirmationEvents,
+  confirmationLabel,
+  eventsOf,
+  type ChangeRecorder,
+  type ConfirmationEvent,
+  type LedgerChange,
+} from './confirmation-events.js';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { argumentsDigest } from '@app/common';
+import { ConfirmationEvents } from './confirmation-events.js';
 import { ConfirmationLedger, isBoundTo, type ConfirmationBinding } from './confirmation.ledger.js';
 import {
   askQuestion,
@@ -77,6 +78,7 @@ export class VerifiedConfirmationService {
   constructor(
     private readonly ledger: ConfirmationLedger,
     private readonly codec: RequestStateCodec,
+    private readonly events: ConfirmationEvents,
     /**
      * The server's public base URL (no trailing slash), read when a URL is made: the port is
      * known only once the server listens.
@@ -89,8 +91,15 @@ export class VerifiedConfirmationService {
     return `${this.baseUrl()}${VERIFIED_CONFIRMATION_PATH}/${confirmationId}`;
   }
 
+  /** Records a `verified` question (audited `confirmation.requested`) and names its page. */
   async ask(input: AskInput): Promise<VerifiedAskResult> {
-    const asked = await askQuestion(this.ledger, this.codec, input, 'verified');
+    const asked = await askQuestion(
+      this.ledger,
+      this.codec,
+      input,
+      'verified',
+      this.events.by(input.caller),
+    );
     return { ...asked, url: this.pageUrl(asked.confirmationId) };
   }
 
@@ -98,7 +107,8 @@ export class VerifiedConfirmationService {
    * A 2026-07-28 retry: its `requestState` is checked like the form's (MAC, binding, policy
    * version), then the decision the page recorded is consumed once. `declined`: the client's own
    * answer was decline or cancel (a URL-mode accept only says the person agreed to open the page,
-   * so it decides nothing by itself).
+   * so it decides nothing by itself). Each change of the row commits with its audit event
+   * (`declined`, `executed` or `expired`), the caller as actor.
    */
   async redeem(
     requestState: unknown,
@@ -108,15 +118,17 @@ export class VerifiedConfirmationService {
     const checked = checkRequestState(this.codec, requestState, binding);
     if (checked.tampered !== undefined) return checked.tampered;
     const { confirmationId, bound } = checked;
-    if (lapsed(checked.expiresAtUnix)) return expireQuietly(this.ledger, confirmationId, bound);
+    const record = this.events.by(binding.caller);
+    if (lapsed(checked.expiresAtUnix))
+      return expireQuietly(this.ledger, confirmationId, bound, record);
     if (clientDeclined) {
       const declined = await unlessUnavailable(() =>
-        this.ledger.declineVerified(confirmationId, bound),
+        this.ledger.declineVerified(confirmationId, bound, record),
       );
       if (declined) return { kind: 'declined', confirmationId };
     }
     const used = await unlessUnavailable(() =>
-      this.ledger.consumeVerified(confirmationId, bound, binding.policyVersion),
+      this.ledger.consumeVerified(confirmationId, bound, binding.policyVersion, record),
     );
     if (used.won) return { kind: 'consumed', confirmationId };
     const row = used.found;
@@ -130,7 +142,7 @@ export class VerifiedConfirmationService {
       case 'expired':
         return { kind: 'expired', confirmationId };
       case 'pending':
-        if (row.lapsed) return expireQuietly(this.ledger, confirmationId, bound);
+        if (row.lapsed) return expireQuietly(this.ledger, confirmationId, bound, record);
         if (row.policyVersion !== binding.policyVersion)
           return { kind: 'superseded', confirmationId };
         // Not decided on the page yet (a verified, unlapsed row would have been consumed above).
@@ -146,7 +158,8 @@ export class VerifiedConfirmationService {
    * A 2025-11-25 call (no state): the page's decision for this exact call, found by its binding.
    * Consumed once across concurrent retries; a decline is told once; an open question is asked
    * again with the same page; the same call just after one ran is `replayed`; otherwise nothing
-   * (the caller asks).
+   * (the caller asks). Lapsed questions of the binding are closed first (`confirmation.expired`),
+   * and a decision used here is audited `confirmation.executed`, each with its change.
    */
   async forCall(binding: RedeemBinding): Promise<VerifiedCallOutcome> {
     const bound: ConfirmationBinding = {
@@ -156,8 +169,10 @@ export class VerifiedConfirmationService {
       tool: binding.tool,
       argumentsDigest: argumentsDigest(binding.args),
     };
+    const record = this.events.by(binding.caller);
     return unlessUnavailable(async (): Promise<VerifiedCallOutcome> => {
-      const used = await this.ledger.consumeVerifiedByBinding(bound, binding.policyVersion);
+      await this.ledger.expireLapsedVerifiedByBinding(bound, record);
+      const used = await this.ledger.consumeVerifiedByBinding(bound, binding.policyVersion, record);
       if (used !== undefined) return { kind: 'consumed', confirmationId: used.id };
       const declined = await this.ledger.reportDeclinedByBinding(bound);
       if (declined !== undefined) return { kind: 'declined', confirmationId: declined.id };

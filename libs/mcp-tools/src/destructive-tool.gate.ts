@@ -244,6 +244,7 @@ export class DestructiveToolGate {
       clientName: caller.clientName,
       requestId: caller.requestId,
       policy: { version: policy.version, expirySeconds: policy.expirySeconds },
+      caller,
     };
   }
 
@@ -545,6 +546,7 @@ function bindingOf({ tool, args, caller, policy }: GateCall) {
     tool: tool.def.name,
     args,
     policyVersion: policy.version,
+    caller,
   };
 }
 
