@@ -3,6 +3,7 @@ import { startTestReplica, startTestServer, type TestServer } from '../support/t
 import {
   answer,
   askedOf,
+  auditEvents,
   confirmationIdOf,
   createPortalUser,
   modernToolCall,
@@ -71,6 +72,18 @@ async function replaysCounted(url: string): Promise<number> {
   return parseMetrics(text).get(sampleKey('mcp_confirmations_total', { outcome: 'replayed' })) ?? 0;
 }
 
+/** The audit trail of one confirmation through the REST API (as the owner, an admin), oldest first. */
+async function chainOf(id: string): Promise<Json[]> {
+  return (await auditEvents(t, { resource_type: 'confirmation', resource_id: id })).toReversed();
+}
+
+/** `[action, actor, channel, client]` of each event about confirmation `id`, oldest first. */
+async function trailOf(id: string): Promise<Array<[string, string, string, string]>> {
+  return (await chainOf(id)).map((e) => [e.action, e.actor_name, e.channel, e.client_name]);
+}
+
+const OWNER = 'Olivia Owner';
+
 /** Asks once (on the first instance), then fires every answer at once, alternating instances. */
 async function race(answers: Array<'accept' | 'decline'>) {
   const user = await createPortalUser(t, 'Race Target');
@@ -131,6 +144,37 @@ describe('two instances, one database, one accepted requestState presented 50 ti
       confirmationId,
     ]);
     expect(row.status).toBe('consumed');
+    // Asked, answered yes in the client's form, used: once each, whatever the 49 others did.
+    const chain = await chainOf(confirmationId);
+    expect(chain.map((e) => [e.action, e.actor_name, e.channel, e.client_name])).toEqual([
+      ['confirmation.requested', OWNER, 'mcp', 'raw-e2e'],
+      ['confirmation.confirmed', OWNER, 'mcp', 'raw-e2e'],
+      ['confirmation.executed', OWNER, 'mcp', 'raw-e2e'],
+    ]);
+    expect(
+      chain.every(
+        (e) =>
+          e.resource_label === `delete_portal_user portal_user ${user.id}` &&
+          e.confirmation_id === confirmationId &&
+          e.token_id !== null,
+      ),
+    ).toBe(true);
+    expect(chain.map((e) => e.changes.status)).toEqual([
+      { before: null, after: 'pending' },
+      { before: 'pending', after: 'confirmed' },
+      { before: 'confirmed', after: 'consumed' },
+    ]);
+    // The answer and its use are the winning call's, beside the deletion; the question another's.
+    const [deleted] = await auditEvents(t, {
+      action: 'portal_user.deleted',
+      resource_id: user.id,
+    });
+    expect(chain[1].request_id).toBe(deleted.request_id);
+    expect(chain[2].request_id).toBe(deleted.request_id);
+    expect(chain[2].trace_id).toBe(deleted.trace_id);
+    expect(chain[0].request_id).not.toBe(deleted.request_id);
+    // Nothing of the call's arguments beyond what the label names.
+    expect(JSON.stringify(chain)).not.toContain('Race Target');
     // Every attempt is in the call history. The write's row committed with the deletion; a
     // refused attempt's row is written before its answer too, unless 50 calls at once used up its
     // request's database deadline on a loaded machine: then it is kept and written a moment later
@@ -170,5 +214,66 @@ describe('two instances, one database, one accepted requestState presented 50 ti
         [user.id],
       ),
     ).toBe(winner === 'ok' ? 1 : 0);
+    expect((await chainOf(confirmationId)).map((e) => e.action)).toEqual(
+      winner === 'ok'
+        ? ['confirmation.requested', 'confirmation.confirmed', 'confirmation.executed']
+        : ['confirmation.requested', 'confirmation.declined'],
+    );
+  });
+
+  it('declined in the form: USER_DECLINED, audited requested → declined, nothing deleted', async () => {
+    const { user, confirmationId, outcomes } = await race(['decline']);
+    expect(outcomes).toEqual(['USER_DECLINED']);
+    expect(await portalUserStatus(t, user.id)).toBe(200);
+    expect(await trailOf(confirmationId)).toEqual([
+      ['confirmation.requested', OWNER, 'mcp', 'raw-e2e'],
+      ['confirmation.declined', OWNER, 'mcp', 'raw-e2e'],
+    ]);
+    expect((await chainOf(confirmationId))[1].changes).toMatchObject({
+      status: { before: 'pending', after: 'declined' },
+    });
+  });
+
+  it('lapsed before the answer: two retries at once on both instances are asked anew, expired audited once', async () => {
+    const user = await createPortalUser(t, 'Lapsed Target');
+    const owner = t.tokens.owner;
+    const asked = askedOf(
+      await modernToolCall(t.url, owner, 'delete_portal_user', { id: user.id }),
+    );
+    const confirmationId = confirmationIdOf(asked.requestState);
+    await sql.query(
+      `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second'
+        WHERE id = $1`,
+      [confirmationId],
+    );
+    const retries = await Promise.all(
+      [t.url, second.url].map((url) =>
+        modernToolCall(
+          url,
+          owner,
+          'delete_portal_user',
+          { id: user.id },
+          { requestState: asked.requestState, inputResponses: answer(asked.key, 'accept') },
+        ),
+      ),
+    );
+    const fresh = retries.map((r) => confirmationIdOf(askedOf(r).requestState));
+    expect(fresh).not.toContain(confirmationId);
+    expect(await portalUserStatus(t, user.id)).toBe(200);
+    const [row] = await sqlRows(sql, `SELECT status FROM mcp_confirmations WHERE id = $1`, [
+      confirmationId,
+    ]);
+    expect(row.status).toBe('expired');
+    expect(await trailOf(confirmationId)).toEqual([
+      ['confirmation.requested', OWNER, 'mcp', 'raw-e2e'],
+      ['confirmation.expired', OWNER, 'mcp', 'raw-e2e'],
+    ]);
+    expect((await chainOf(confirmationId))[1].changes).toMatchObject({
+      status: { before: 'pending', after: 'expired' },
+      reason: { after: 'not answered before it expired' },
+    });
+    // Each retry's new question is audited as asked.
+    for (const id of fresh)
+      expect((await chainOf(id)).map((e) => e.action)).toEqual(['confirmation.requested']);
   });
 });

@@ -138,6 +138,19 @@ async function press(
   return { status: res.status, html: await res.text() };
 }
 
+/** The audit trail of one confirmation through the REST API (as the owner, an admin), oldest first. */
+async function chainOf(t: TestServer, id: string): Promise<Json[]> {
+  return (await auditEvents(t, { resource_type: 'confirmation', resource_id: id })).toReversed();
+}
+
+/** `[action, actor, channel, client]` of each event, oldest first. */
+async function trailOf(
+  t: TestServer,
+  id: string,
+): Promise<Array<[string, string, string, string]>> {
+  return (await chainOf(t, id)).map((e) => [e.action, e.actor_name, e.channel, e.client_name]);
+}
+
 async function ledgerRow(id: string): Promise<Json> {
   const [row] = await sqlRows(
     sql,
@@ -229,13 +242,25 @@ describe('verified policy, 2026-07-28', () => {
     expect(replayed.status).toBe(410);
     expect(replayed.html).toContain('Already used');
 
-    const chain = await auditEvents(a, { resource_type: 'confirmation', resource_id: id });
-    expect(chain.map((e) => [e.action, e.actor_name, e.channel]).toReversed()).toEqual([
-      ['confirmation.refused', 'Max Member', 'web'],
-      ['confirmation.refused', 'Max Member', 'web'],
-      ['confirmation.confirmed', 'Olivia Owner', 'web'],
+    // Asked by the client for Olivia; refused to Max twice; confirmed by Olivia on the page; used
+    // once by the retry that ran (in its request, beside the deletion), whichever replica it was.
+    const chain = await chainOf(a, id);
+    expect(chain.map((e) => [e.action, e.actor_name, e.channel, e.client_name])).toEqual([
+      ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
+      ['confirmation.refused', 'Max Member', 'web', 'raw-e2e'],
+      ['confirmation.refused', 'Max Member', 'web', 'raw-e2e'],
+      ['confirmation.confirmed', 'Olivia Owner', 'web', 'raw-e2e'],
+      ['confirmation.executed', 'Olivia Owner', 'mcp', 'raw-e2e'],
     ]);
     expect(chain.every((e) => e.confirmation_id === id)).toBe(true);
+    expect(chain.every((e) => e.resource_label === `${TOOL} portal_user ${target.id}`)).toBe(true);
+    expect(chain[0].changes).toMatchObject({
+      status: { before: null, after: 'pending' },
+      mode: { before: null, after: 'verified' },
+    });
+    expect(chain[4].changes).toEqual({ status: { before: 'confirmed', after: 'consumed' } });
+    expect(chain[4].request_id).toBe(deleted[0].request_id);
+    expect(chain[4].trace_id).toBe(deleted[0].trace_id);
 
     // The confirmation's detail tells the whole chain: asked, decided on the page, what ran.
     const detail: Json = await (
@@ -250,9 +275,11 @@ describe('verified policy, 2026-07-28', () => {
       tool_call_id: expect.any(String),
     });
     expect(detail.audit_events.map((e: Json) => e.action)).toEqual([
+      'confirmation.requested',
       'confirmation.refused',
       'confirmation.refused',
       'confirmation.confirmed',
+      'confirmation.executed',
       'portal_user.deleted',
     ]);
   });
@@ -270,8 +297,32 @@ describe('verified policy, 2026-07-28', () => {
     expect(outcomeOf(retry)).toBe('USER_DECLINED');
     expect(await portalUserStatus(a, target.id)).toBe(200);
     expect(await ledgerRow(id)).toMatchObject({ status: 'declined' });
-    const chain = await auditEvents(a, { resource_type: 'confirmation', resource_id: id });
-    expect(chain.map((e) => e.action)).toEqual(['confirmation.declined']);
+    expect(await trailOf(a, id)).toEqual([
+      ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
+      ['confirmation.declined', 'Olivia Owner', 'web', 'raw-e2e'],
+    ]);
+  });
+
+  it('declined in the client (its URL-mode answer): the retry is USER_DECLINED, audited once', async () => {
+    const target = await createPortalUser(a, 'Client Declined Target');
+    const { id, requestState } = pageOf(await modernDelete(a, target.id));
+    const retries = await Promise.all(
+      [a, b].map((t) =>
+        modernDelete(t, target.id, {
+          requestState,
+          inputResponses: { confirm: { action: 'decline' } },
+        }),
+      ),
+    );
+    expect(retries.map(outcomeOf)).toEqual(['USER_DECLINED', 'USER_DECLINED']);
+    expect(await ledgerRow(id)).toMatchObject({ status: 'declined' });
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+    const chain = await chainOf(b, id);
+    expect(chain.map((e) => [e.action, e.actor_name, e.channel])).toEqual([
+      ['confirmation.requested', 'Olivia Owner', 'mcp'],
+      ['confirmation.declined', 'Olivia Owner', 'mcp'],
+    ]);
+    expect(chain[1].changes).toMatchObject({ status: { before: 'pending', after: 'declined' } });
   });
 
   it('a lapsed question: the page refuses it and the retry asks a new one', async () => {
@@ -284,9 +335,48 @@ describe('verified policy, 2026-07-28', () => {
     const page = await open(olivia, id);
     expect(page.status).toBe(410);
     expect(page.html).toContain('expired');
-    const retry = await modernDelete(b, target.id, { requestState });
-    expect(pageOf(retry).id).not.toBe(id);
+    // Two retries at once, one on each replica: each is asked anew; the lapsed one closes once.
+    const retries = await Promise.all(
+      [a, b].map((t) => modernDelete(t, target.id, { requestState })),
+    );
+    const fresh = retries.map((r) => pageOf(r).id);
+    expect(fresh).not.toContain(id);
+    expect(new Set(fresh).size).toBe(2);
     expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await ledgerRow(id)).toMatchObject({ status: 'expired' });
+    const chain = await chainOf(a, id);
+    expect(chain.map((e) => [e.action, e.actor_name, e.channel])).toEqual([
+      ['confirmation.requested', 'Olivia Owner', 'mcp'],
+      ['confirmation.expired', 'Olivia Owner', 'mcp'],
+    ]);
+    expect(chain[1].changes).toMatchObject({
+      status: { before: 'pending', after: 'expired' },
+      reason: { after: 'not answered before it expired' },
+    });
+  });
+
+  it('confirmed on the page but not used in time: expired once, nothing runs', async () => {
+    const target = await createPortalUser(a, 'Unused Target');
+    const { id, requestState } = pageOf(await modernDelete(a, target.id));
+    expect((await press(olivia, id, 'confirm')).status).toBe(200);
+    await sql.query(
+      `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
+      [id],
+    );
+    const retries = await Promise.all(
+      [a, b].map((t) => modernDelete(t, target.id, { requestState })),
+    );
+    expect(retries.map((r) => pageOf(r).id)).not.toContain(id);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await trailOf(b, id)).toEqual([
+      ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
+      ['confirmation.confirmed', 'Olivia Owner', 'web', 'raw-e2e'],
+      ['confirmation.expired', 'Olivia Owner', 'mcp', 'raw-e2e'],
+    ]);
+    expect((await chainOf(b, id))[2].changes).toMatchObject({
+      status: { before: 'confirmed', after: 'expired' },
+      reason: { after: 'confirmed on the page but not used before it expired' },
+    });
   });
 
   it('a policy change: a decision made under the older version is refused, on the page and at the retry', async () => {
@@ -368,6 +458,36 @@ describe('verified policy, 2025-11-25', () => {
     expect(deleted[0].confirmation_id).toBe(id);
     expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
     expect((await open(olivia, id)).status).toBe(410);
+    // Asked once (the retry before the page asked nothing new), refused to Max when he opened it,
+    // confirmed by Olivia, used once among the 21 calls after.
+    expect(await trailOf(a, id)).toEqual([
+      ['confirmation.requested', 'Olivia Owner', 'mcp', 'legacy-url'],
+      ['confirmation.refused', 'Max Member', 'web', 'legacy-url'],
+      ['confirmation.confirmed', 'Olivia Owner', 'web', 'legacy-url'],
+      ['confirmation.executed', 'Olivia Owner', 'mcp', 'legacy-url'],
+    ]);
+  });
+
+  it('a lapsed question is closed once when the same call comes back, and asked anew', async () => {
+    const target = await createPortalUser(a, 'Legacy Lapsed');
+    const session = await legacySession(a);
+    const first = await legacyDelete(a, session, target.id);
+    const id: string = first.body.error.data.elicitations[0].elicitationId;
+    await sql.query(
+      `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
+      [id],
+    );
+    const again = await Promise.all([a, b].map((t) => legacyDelete(t, session, target.id)));
+    for (const res of again) {
+      expect(res.body.error.code).toBe(-32042);
+      expect(res.body.error.data.elicitations[0].elicitationId).not.toBe(id);
+    }
+    expect(await ledgerRow(id)).toMatchObject({ status: 'expired' });
+    expect(await trailOf(b, id)).toEqual([
+      ['confirmation.requested', 'Olivia Owner', 'mcp', 'legacy-url'],
+      ['confirmation.expired', 'Olivia Owner', 'mcp', 'legacy-url'],
+    ]);
+    expect(await portalUserStatus(a, target.id)).toBe(200);
   });
 
   it('a decline on the page is told once; the next call asks again', async () => {
