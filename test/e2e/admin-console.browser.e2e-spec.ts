@@ -190,9 +190,14 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await page.getByRole('heading', { name: /Tool call/ }).waitFor();
     await page.getByText('Delete portal user Dora Deleted').waitFor();
     await page.getByText('portal_user.deleted').waitFor();
-    expect(await page.locator('table.changes').first().innerText()).toContain(
-      'dora.deleted@example.com',
-    );
+    // Beside the confirmation's use, the deletion itself with what it removed.
+    await page.getByText('confirmation.executed').waitFor();
+    expect(
+      await page
+        .locator('li.card', { hasText: 'portal_user.deleted' })
+        .locator('table.changes')
+        .innerText(),
+    ).toContain('dora.deleted@example.com');
     await shot('console-call');
 
     await page.getByRole('link', { name: 'Open the confirmation' }).click();

@@ -197,7 +197,14 @@ describe('v2 client pinned to 2026-07-28, answering the confirmation form', () =
       client_name: 'confirm-e2e',
       decided_at: expect.any(String),
     });
-    expect(detail.audit_events.map((e: Json) => e.id)).toEqual([event.id]);
+    // Asked, confirmed in the form, used, then what it authorized.
+    expect(detail.audit_events.map((e: Json) => e.action)).toEqual([
+      'confirmation.requested',
+      'confirmation.confirmed',
+      'confirmation.executed',
+      'portal_user.deleted',
+    ]);
+    expect(detail.audit_events[3].id).toBe(event.id);
     // The call the confirmation authorized (the confirmation history links to its tool call).
     expect(detail.tool_call_id).toBe(okCall.id);
     expect(detail.tool_call).toMatchObject({ id: okCall.id, status: 'ok' });

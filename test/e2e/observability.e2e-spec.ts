@@ -480,8 +480,13 @@ describe('call and confirmation history (admin endpoints)', () => {
     expect(data[0].tool_call_id).toBe(accept.id);
     const detail = await admin(`/v1/mcp/confirmations/${data[0].id}`);
     expect(detail.tool_call).toMatchObject({ id: accept.id, status: 'ok' });
-    expect(detail.audit_events).toHaveLength(1);
-    expect(detail.audit_events[0]).toMatchObject({ action: 'portal_user.deleted' });
+    // The confirmation's own chain, then what it authorized.
+    expect(detail.audit_events.map((e: Json) => e.action)).toEqual([
+      'confirmation.requested',
+      'confirmation.confirmed',
+      'confirmation.executed',
+      'portal_user.deleted',
+    ]);
   });
 });
 
@@ -548,7 +553,9 @@ describe('/metrics', () => {
 
 describe('audit trail', () => {
   it('shows the create and the confirmed delete, by the owner via MCP, with client and confirmation', async () => {
-    const { data } = await admin('/v1/audit-events?channel=mcp&limit=100');
+    const { data } = await admin(
+      '/v1/audit-events?channel=mcp&resource_type=portal_user&limit=100',
+    );
     const confirmation: unknown = lineOf('delete-accept')?.confirmation;
     const common = {
       channel: 'mcp',

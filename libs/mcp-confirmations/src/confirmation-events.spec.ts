@@ -1,7 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ClsService } from 'nestjs-cls';
+import { DataSource } from 'typeorm';
 import { describe, expect, it, vi } from 'vitest';
-import type { AuditTrail } from '@app/audit-trail';
-import type { CallerContext } from '@app/identity';
-import type { EntityManager } from 'typeorm';
+import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
+import { RequestContext, type CallerContext } from '@app/identity';
 import { ConfirmationEvents, confirmationLabel, eventsOf } from './confirmation-events.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
 
@@ -95,38 +97,36 @@ describe('the audit events of a confirmation change', () => {
   });
 
   it('records as the caller (person, token, client), on the confirmation, in the given transaction', async () => {
-    const record = vi.fn<AuditTrail['record']>().mockResolvedValue(undefined);
-    const memberActor = vi.fn((c: CallerContext) => ({
-      organizationId: c.principal.organizationId,
-      actorType: 'member' as const,
-      actorUserId: c.principal.userId,
-      actorName: c.principal.userName,
-      actorEmail: c.principal.userEmail,
-      tokenId: c.principal.tokenId,
-      tokenName: c.principal.tokenName,
-      tokenKind: c.principal.tokenKind,
-      channel: c.channel,
-      clientName: c.clientName,
-      requestId: c.requestId,
-      confirmationId: c.confirmationId,
-    }));
-    const events = new ConfirmationEvents({ record, memberActor } as unknown as AuditTrail);
-    const caller = {
+    const ds = new DataSource({ type: 'postgres', url: 'postgres://x@127.0.0.1:1/x' });
+    const audit = new AuditTrail(
+      new AuditEventsRepository(ds),
+      new RequestContext(new ClsService(new AsyncLocalStorage())),
+    );
+    const record = vi.spyOn(audit, 'record').mockResolvedValue(undefined);
+    const events = new ConfirmationEvents(audit);
+    const caller: CallerContext = {
       principal: {
-        organizationId: 'org-1',
-        userId: 'user-1',
-        userName: 'Olivia',
-        userEmail: 'olivia@acme.test',
         tokenId: 'tok-1',
-        tokenName: 'Claude Desktop',
         tokenKind: 'oauth',
+        tokenName: 'Claude Desktop',
+        scopes: [],
+        expiresAt: null,
+        clientName: 'Claude Desktop',
+        audience: null,
+        dpopJkt: null,
+        organizationId: 'org-1',
+        organizationSlug: 'acme',
+        userId: 'user-1',
+        userEmail: 'olivia@acme.test',
+        userName: 'Olivia',
+        membership: null,
       },
       channel: 'mcp',
       clientName: 'Claude Desktop',
       confirmationId: null,
       requestId: 'req-9',
-    } as unknown as CallerContext;
-    const tx = {} as EntityManager;
+    };
+    const tx = ds.manager;
     const r = row();
     await events.by(caller)('consumed', r, tx);
     expect(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuditTrail, type AuditEntry } from '@app/audit-trail';
+import { unreachable } from '@app/common';
 import type { CallerContext } from '@app/identity';
 import type { McpConfirmation } from './mcp-confirmation.js';
 
@@ -94,6 +95,8 @@ export function eventsOf(change: LedgerChange, row: McpConfirmation): Confirmati
         },
       ];
     }
+    default:
+      return unreachable(change);
   }
 }
 

@@ -195,7 +195,7 @@ async function actionsAbout(ds: DataSource, confirmationId: string): Promise<str
 }
 
 /** Marks a row lapsed by the database's clock (as if its expiry passed). */
-async function lapse(ds: DataSource, confirmationId: string): Promise<void> {
+async function markLapsed(ds: DataSource, confirmationId: string): Promise<void> {
   await ds.query(
     `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second'
       WHERE id = $1`,
@@ -441,7 +441,7 @@ describe('confirmation ledger and service on a real database', () => {
   it('race: concurrent retries of a lapsed confirmation through two replicas → one expired event', async () => {
     for (let round = 0; round < 3; round++) {
       const { requestState, confirmationId } = await a.service.ask(askInput(principal));
-      await lapse(a.ds, confirmationId);
+      await markLapsed(a.ds, confirmationId);
       const binding = bindingOf(principal);
       const outcomes = await Promise.all(
         Array.from({ length: 20 }, (_, i) => {
@@ -658,6 +658,7 @@ describe('confirmation ledger and service on a real database', () => {
   it('the module wires the service from AppConfig and the app connection', async () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
+        // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment -- the module's own options shape
         ClsModule.forRoot({ global: true }),
         ConfigModule.forRoot(Object.assign(new AppConfig(), { serverSecretKeys: KEYS })),
         DatabaseModule.forRoot(db.url, 2),

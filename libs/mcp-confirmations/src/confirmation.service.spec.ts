@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { ClsService } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AuditTrail } from '@app/audit-trail';
+import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
 import { argumentsDigest } from '@app/common';
-import type { CallerContext } from '@app/identity';
+import { RequestContext, type CallerContext } from '@app/identity';
 import { ConfirmationEvents } from './confirmation-events.js';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
 import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
@@ -45,9 +47,8 @@ function row(over: Partial<McpConfirmation> = {}): McpConfirmation {
  * and the spies prove which ones were made.
  */
 function setup() {
-  const ledger = new ConfirmationLedger(
-    new DataSource({ type: 'postgres', url: 'postgres://x@127.0.0.1:1/x' }),
-  );
+  const ds = new DataSource({ type: 'postgres', url: 'postgres://x@127.0.0.1:1/x' });
+  const ledger = new ConfirmationLedger(ds);
   const spies = {
     create: vi.spyOn(ledger, 'create'),
     consume: vi.spyOn(ledger, 'consume'),
@@ -56,7 +57,12 @@ function setup() {
     expire: vi.spyOn(ledger, 'expire'),
   };
   // The ledger is stubbed, so no change is made and nothing is recorded.
-  const events = new ConfirmationEvents({} as AuditTrail);
+  const events = new ConfirmationEvents(
+    new AuditTrail(
+      new AuditEventsRepository(ds),
+      new RequestContext(new ClsService(new AsyncLocalStorage())),
+    ),
+  );
   const service = new ConfirmationService(ledger, new RequestStateCodec([KEY]), events);
   return { service, spies, ledger, events };
 }

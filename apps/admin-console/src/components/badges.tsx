@@ -1,3 +1,4 @@
+import { CHANNEL_LABELS } from '../audit-vocabulary.js';
 import { outcomeLabel } from '../outcome.js';
 
 /** The outcome class of a tool call, in words and colour (never colour alone), with its status. */
@@ -13,7 +14,7 @@ export function OutcomeBadge(props: { outcome: string; status?: string }) {
 
 export function ChannelBadge(props: { channel: string }) {
   const label =
-    { mcp: 'Agent (MCP)', api: 'API', cli: 'Admin command' }[props.channel] ?? props.channel;
+    (CHANNEL_LABELS as Record<string, string | undefined>)[props.channel] ?? props.channel;
   return <span class={`badge channel-${props.channel}`}>{label}</span>;
 }
 

@@ -1,6 +1,7 @@
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
+import { CHANNEL_LABELS, RESOURCE_TYPES } from '../audit-vocabulary.js';
 import { ChannelBadge } from '../components/badges.js';
 import { ChangesTable } from '../components/changes.js';
 import { PersonName, TokenName } from '../components/names.js';
@@ -12,13 +13,6 @@ import type { AuditEvent, Page } from '../types.js';
 import { useApi } from '../use-api.js';
 import { ResourceLabel } from './audit-events-list.js';
 import { DataSince } from '../components/data-since.js';
-
-const RESOURCE_TYPES = ['portal_user', 'account', 'member', 'token', 'organization'] as const;
-const CHANNELS = [
-  ['api', 'API (people)'],
-  ['mcp', 'Agents (MCP)'],
-  ['cli', 'Admin command'],
-] as const;
 
 /** Every write, human (api) and agent (mcp) side by side, searchable by the labels it carries. */
 export function AuditPage() {
@@ -87,7 +81,7 @@ export function AuditPage() {
             onChange={(e) => setFilter({ channel: e.currentTarget.value || undefined })}
           >
             <option value="">Any</option>
-            {CHANNELS.map(([value, label]) => (
+            {Object.entries(CHANNEL_LABELS).map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
               </option>
