@@ -269,6 +269,17 @@ export class ConfirmationLedger {
     record?: ChangeRecorder,
   ): Promise<{ won: true; confirmation: McpConfirmation } | VerifiedLookup> {
     if (!UUID.test(id)) return { won: false, found: null };
+    // Read first, as for the form: only a row the UPDATE could change is tried in a transaction.
+    const before = await this.findVerified(id);
+    if (
+      before === null ||
+      before.status !== 'pending' ||
+      before.verifiedAt === null ||
+      before.lapsed ||
+      before.policyVersion !== policyVersion ||
+      !isBoundTo(before, binding)
+    )
+      return { won: false, found: before };
     const changed = await this.change(
       'consumed',
       record,
@@ -330,6 +341,15 @@ export class ConfirmationLedger {
     policyVersion: number,
     record?: ChangeRecorder,
   ): Promise<McpConfirmation | undefined> {
+    // Nothing to use (the usual case for the losers of a race): no transaction.
+    const usable = await this.run<{ id: string }>(
+      `SELECT id FROM mcp_confirmations
+        WHERE mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL
+          AND expires_at > now() AND policy_version = $6 AND ${BOUND_FROM_1}
+        LIMIT 1`,
+      [...bindingParams(binding), policyVersion],
+    );
+    if (usable.records.length === 0) return undefined;
     const changed = await this.change(
       'consumed',
       record,
@@ -409,6 +429,11 @@ export class ConfirmationLedger {
     record: ChangeRecorder | undefined,
   ): Promise<LedgerTransition> {
     if (!UUID.test(id)) return { outcome: 'missing' };
+    // Read first: a row already decided, lapsed or not this call's is answered from the read,
+    // without a transaction (the many losers of a race once its winner committed); only a row
+    // still open is worth the conditional UPDATE and its audit events.
+    const before = await this.settle(id, binding, record);
+    if (before.outcome !== 'pending') return before;
     const changed = await this.change(
       to,
       record,

@@ -158,8 +158,8 @@ export class VerifiedConfirmationService {
    * A 2025-11-25 call (no state): the page's decision for this exact call, found by its binding.
    * Consumed once across concurrent retries; a decline is told once; an open question is asked
    * again with the same page; the same call just after one ran is `replayed`; otherwise nothing
-   * (the caller asks). Lapsed questions of the binding are closed first (`confirmation.expired`),
-   * and a decision used here is audited `confirmation.executed`, each with its change.
+   * (the caller asks, after closing the binding's lapsed questions: `confirmation.expired`). A
+   * decision used here is audited `confirmation.executed`, each event with its change.
    */
   async forCall(binding: RedeemBinding): Promise<VerifiedCallOutcome> {
     const bound: ConfirmationBinding = {
@@ -171,7 +171,6 @@ export class VerifiedConfirmationService {
     };
     const record = this.events.by(binding.caller);
     return unlessUnavailable(async (): Promise<VerifiedCallOutcome> => {
-      await this.ledger.expireLapsedVerifiedByBinding(bound, record);
       const used = await this.ledger.consumeVerifiedByBinding(bound, binding.policyVersion, record);
       if (used !== undefined) return { kind: 'consumed', confirmationId: used.id };
       const declined = await this.ledger.reportDeclinedByBinding(bound);
@@ -183,6 +182,8 @@ export class VerifiedConfirmationService {
         VERIFIED_REPLAY_WINDOW_SECONDS,
       );
       if (ran !== undefined) return { kind: 'replayed', confirmationId: ran.id };
+      // About to ask anew: questions of this call that lapsed meanwhile are closed first.
+      await this.ledger.expireLapsedVerifiedByBinding(bound, record);
       return { kind: 'none' };
     });
   }
