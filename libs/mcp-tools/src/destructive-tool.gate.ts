@@ -227,16 +227,12 @@ export class DestructiveToolGate {
    * (`form` or `verified` alike), or the API's refusal when the target cannot be read.
    */
   private async question(call: GateCall): Promise<AskInput | GateDecision> {
-    const { tool, spec, args, ctx, caller, policy } = call;
+    const { spec, args, ctx, caller, policy } = call;
     const target = await this.readTarget(spec, args, caller);
     if ('envelope' in target)
       return { kind: 'refused', confirmationId: null, envelope: target.envelope };
     return {
-      organizationId: caller.principal.organizationId,
-      tokenId: caller.principal.tokenId,
-      userId: caller.principal.userId,
-      tool: tool.def.name,
-      args,
+      ...callOf(call),
       targetType: spec.targetType,
       targetId: String(target.record.id ?? args.id),
       message: spec.question(target.record, (v) => sanitizeForPrompt(promptText(v))),
@@ -537,17 +533,20 @@ interface GateCall {
   policy: ConfirmationPolicy;
 }
 
-/** Who presents an answer, for which call, under which policy: what a ledger row is bound to. */
-function bindingOf({ tool, args, caller, policy }: GateCall) {
+/** Whose call it is (organisation, token, person) and which (tool, arguments). */
+function callOf({ tool, args, caller }: GateCall) {
   return {
     organizationId: caller.principal.organizationId,
     tokenId: caller.principal.tokenId,
     userId: caller.principal.userId,
     tool: tool.def.name,
     args,
-    policyVersion: policy.version,
-    caller,
   };
+}
+
+/** Who presents an answer, for which call, under which policy: what a ledger row is bound to. */
+function bindingOf(call: GateCall) {
+  return { ...callOf(call), policyVersion: call.policy.version, caller: call.caller };
 }
 
 /** A `requestState` this call did not issue, or one altered on the way: a protocol error. */
