@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { describe, expect, it, vi } from 'vitest';
 import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
 import { RequestContext, type CallerContext } from '@app/identity';
+import { testPrincipal } from '@app/testing';
 import { ConfirmationEvents, confirmationLabel, eventsOf } from './confirmation-events.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
 
@@ -105,22 +106,17 @@ describe('the audit events of a confirmation change', () => {
     const record = vi.spyOn(audit, 'record').mockResolvedValue(undefined);
     const events = new ConfirmationEvents(audit);
     const caller: CallerContext = {
-      principal: {
+      principal: testPrincipal({
         tokenId: 'tok-1',
         tokenKind: 'oauth',
         tokenName: 'Claude Desktop',
-        scopes: [],
-        expiresAt: null,
         clientName: 'Claude Desktop',
-        audience: null,
-        dpopJkt: null,
         organizationId: 'org-1',
-        organizationSlug: 'acme',
         userId: 'user-1',
         userEmail: 'olivia@acme.test',
         userName: 'Olivia',
         membership: null,
-      },
+      }),
       channel: 'mcp',
       clientName: 'Claude Desktop',
       confirmationId: null,

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
 import { argumentsDigest } from '@app/common';
 import { RequestContext, type CallerContext } from '@app/identity';
+import { testPrincipal } from '@app/testing';
 import { ConfirmationEvents } from './confirmation-events.js';
 import { ConfirmationLedger, type ConfirmationBinding } from './confirmation.ledger.js';
 import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
@@ -70,22 +71,17 @@ function setup() {
 /** The call presenting a state (only its audit events' actor; the binding is the fields beside it). */
 function callerOf(r: McpConfirmation): CallerContext {
   return {
-    principal: {
+    principal: testPrincipal({
       tokenId: r.tokenId,
       tokenKind: 'oauth',
       tokenName: 'Claude Desktop',
-      scopes: [],
-      expiresAt: null,
       clientName: 'Claude Desktop',
-      audience: null,
-      dpopJkt: null,
       organizationId: r.organizationId,
-      organizationSlug: 'acme',
       userId: r.userId,
       userEmail: 'olivia@acme.test',
       userName: 'Olivia',
       membership: null,
-    },
+    }),
     channel: 'mcp',
     clientName: 'Claude Desktop',
     confirmationId: null,
