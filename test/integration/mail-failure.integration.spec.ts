@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/server-process.mjs';
 import { FakeSmtp } from '../support/fake-smtp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, countRows, findPortalUser, snapshot, type Json } from './platform-api.fixtures.js';
@@ -86,11 +86,8 @@ describe('invitations over SMTP: a mail failure leaves nothing half-done', () =>
 describe('SMTP_URL pointing at a closed loopback port', () => {
   let t: TestServer;
   beforeAll(async () => {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const address = probe.address();
-    const port = typeof address === 'object' && address !== null ? address.port : 1;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    // Free now, and outside the kernel's ephemeral range, so nothing listens there meanwhile.
+    const port = await freePort();
     t = await startTestServer({ smtpUrl: `smtp://127.0.0.1:${port}`, mailTimeoutMs: 400 });
   });
   afterAll(async () => t?.close());

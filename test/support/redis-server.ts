@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './server-process.mjs';
 import { Redis } from 'ioredis';
 
 /** Whether `redis-server` can be run here; tests that need one skip with this reason otherwise. */
@@ -73,16 +73,4 @@ async function answersPing(url: string): Promise<boolean> {
   } finally {
     client.disconnect();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -11,7 +11,7 @@
 // the temporary DATA_DIR lives and when it is removed.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join, resolve } from 'node:path';
@@ -35,17 +35,61 @@ export function requireBuilt(root = REPO_ROOT) {
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
 }
 
-/** A TCP port free on 127.0.0.1 at the time of asking. */
-export async function freePort() {
+/**
+ * The kernel's ephemeral range (`listen(0)` and every outgoing connection take their local port
+ * from it), or undefined where it cannot be read (not Linux).
+ */
+function ephemeralRange() {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    return Number.isInteger(low) && Number.isInteger(high) ? { low, high } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ports this process has handed out: never twice, so two starts side by side never share one. */
+const HANDED_OUT = new Set();
+
+function probe(port) {
   return new Promise((resolvePort, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      const bound = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolvePort(bound));
     });
   });
+}
+
+/**
+ * A TCP port free on 127.0.0.1 that stays free until the caller binds it. A port from
+ * `listen(0)` does not: it is in the kernel's ephemeral range, so between its probe closing and
+ * the caller's listen any outgoing connection (a pool's, a fetch's) or any other `listen(0)` may
+ * take it; CI lost a server start to exactly that (EADDRINUSE). So the port is drawn at random
+ * from below that range, where the kernel never assigns one, probed, and never handed out twice
+ * by this process. Where the range cannot be read, `listen(0)` is the fallback.
+ */
+export async function freePort() {
+  const range = ephemeralRange();
+  if (range !== undefined && range.low > 12_000) {
+    const low = Math.max(10_000, range.low - 20_000);
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const port = low + Math.floor(Math.random() * (range.low - low));
+      if (HANDED_OUT.has(port)) continue;
+      HANDED_OUT.add(port);
+      const ok = await probe(port).then(
+        () => true,
+        () => false,
+      );
+      if (ok) return port;
+    }
+  }
+  return probe(0);
 }
 
 /**
@@ -277,7 +321,23 @@ export async function startBuiltServer({
   graceMs = 15_000,
 }) {
   requireBuilt(root);
-  const listen = port ?? (await freePort());
+  const options = { root, label, dataDir, database, env, nodeArgs, timeoutMs, graceMs };
+  if (port !== undefined) return startOnce(port, options);
+  // A port this process drew can still be bound by another process in between (another test
+  // worker's own draw): that start is repeated on a new port, never reported as the server's fault.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(await freePort(), options);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof Error) || !/EADDRINUSE/.test(e.message)) throw e;
+    }
+  }
+}
+
+async function startOnce(
+  listen,
+  { root, label, dataDir, database, env, nodeArgs, timeoutMs, graceMs },
+) {
   const childEnv = serverEnv({ port: listen, dataDir, database, env });
   const seeds = database === undefined || database.seed !== false;
   const tokensFile = join(dataDir, 'demo-tokens.json');
