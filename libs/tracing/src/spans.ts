@@ -49,6 +49,16 @@ export function capturesToolContent(): boolean {
 }
 
 /**
+ * Called once the SDK has shut down (see `startTracing`): the helpers here go back to running
+ * their function and nothing else, as before {@link markTracingStarted}.
+ */
+export function markTracingStopped(): void {
+  tracer = undefined;
+  routeRecorder = undefined;
+  captureToolContent = false;
+}
+
+/**
  * Sets attributes on the active span (the MCP message's span, where the executor runs), if any.
  * The same rule as {@link inSpan}: bounded values of our own vocabulary, except the opt-in content
  * {@link capturesToolContent} allows.

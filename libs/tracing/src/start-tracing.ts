@@ -1,5 +1,5 @@
 import { register } from 'node:module';
-import { markTracingStarted } from './spans.js';
+import { markTracingStarted, markTracingStopped } from './spans.js';
 import type { RunningTracing, TracingSettings } from './tracing-settings.js';
 
 /**
@@ -17,5 +17,10 @@ export async function startTracing(settings: TracingSettings): Promise<RunningTr
   const sdk = startSdk(settings);
   await waitForAllMessagesAcknowledged();
   markTracingStarted(recordRoute, { captureToolContent: settings.captureToolContent });
-  return { shutdown: () => sdk.shutdown() };
+  return {
+    shutdown: async () => {
+      markTracingStopped();
+      await sdk.shutdown();
+    },
+  };
 }
