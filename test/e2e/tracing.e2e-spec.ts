@@ -263,6 +263,8 @@ describe('an MCP tools/call carrying _meta.traceparent', () => {
       expect.arrayContaining(accounts.map((x) => x.spanId)),
     );
     for (const x of below) expect(x.kind === INTERNAL || x.kind === CLIENT_KIND).toBe(true);
+    // A statement's span is the whole story of its connection: no span per pool checkout.
+    expect(names.filter((n) => /^pg(-pool)?\.connect$/.test(n))).toEqual([]);
     expect(JSON.stringify(spans)).not.toContain(marker);
   });
 });

@@ -46,6 +46,10 @@ export function startSdk(settings: TracingSettings): NodeSDK {
         // Statement text only: parameters are request data (e-mails, names, token hashes).
         enhancedDatabaseReporting: false,
         requireParentSpan: true,
+        // No `pg-pool.connect` span: one per pooled connection checked out (each made, sampled,
+        // serialised and exported) to say a connection was free, which the statements' own spans
+        // already imply; a checkout that waits shows as the gap before its first statement.
+        ignoreConnectSpans: true,
       }),
       new IORedisInstrumentation({
         // The command name only: keys name tokens and client addresses.
