@@ -1,97 +1,51 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager, QueryResult } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { unreachable } from '@app/common';
-import type { ChangeRecorder, LedgerChange } from './confirmation-events.js';
+import {
+  BOUND,
+  BOUND_FROM_1,
+  bindingParams,
+  isBoundTo,
+  type ConfirmationBinding,
+} from './confirmation.binding.js';
+import type { ChangeRecorder } from './confirmation-events.js';
 import { confirmationsListQuery, type ConfirmationFilter } from './confirmation-list.query.js';
 import { CONFIRMATION_COLUMNS, toConfirmation, type ConfirmationRow } from './confirmation.row.js';
+import { ConfirmationStatements, UUID } from './confirmation.statements.js';
+import type {
+  LedgerInspection,
+  LedgerTransition,
+  ListedConfirmation,
+  NewConfirmation,
+  VerifiedLookup,
+} from './confirmation-ledger.types.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
-
-/** A confirmation to record; it expires `ttlSeconds` after the database's `now()`. */
-export type NewConfirmation = Pick<
-  McpConfirmation,
-  | 'organizationId'
-  | 'tokenId'
-  | 'userId'
-  | 'tool'
-  | 'argumentsDigest'
-  | 'targetType'
-  | 'targetId'
-  | 'message'
-  | 'protocolVersion'
-  | 'clientName'
-  | 'requestId'
-  | 'mode'
-  | 'policyVersion'
-> & { ttlSeconds: number };
-
-/** What a confirmation is bound to. A transition applies only to a row bound to exactly this. */
-export interface ConfirmationBinding {
-  organizationId: string;
-  tokenId: string;
-  userId: string;
-  tool: string;
-  argumentsDigest: string;
-}
-
-/**
- * What a ledger call found or did:
- * - `consumed` / `declined`: this caller's conditional UPDATE changed the row (the single winner);
- * - `pending`: still waiting for the person (only from {@link ConfirmationLedger.inspect});
- * - `replayed`: the row was already consumed or declined;
- * - `expired`: the row lapsed (a lapsed row still pending is marked `expired` on the way);
- * - `mismatch`: the row is bound to another organisation, token, person, tool or arguments;
- * - `missing`: no such row.
- */
-export type LedgerTransition =
-  { outcome: 'consumed' | 'declined'; confirmation: McpConfirmation } | LedgerInspection;
-
-/** What {@link ConfirmationLedger.inspect} can find (it never records a decision). */
-export type LedgerInspection =
-  | {
-      outcome: 'pending' | 'replayed' | 'expired' | 'mismatch';
-      confirmation: McpConfirmation;
-    }
-  | { outcome: 'missing' };
 
 /** A row with whether it has lapsed by the database's clock. */
 interface SettleRow extends ConfirmationRow {
   lapsed: boolean;
 }
 
-/** A listed confirmation and its keyset position (`cursor_ts` with microseconds). */
-export interface ListedConfirmation {
-  confirmation: McpConfirmation;
-  cursorTs: string;
-}
-
-/** The row must still be bound to what the caller presents ($2…$6). */
-const BOUND = `organization_id = $2 AND token_id = $3 AND user_id = $4 AND tool = $5 AND arguments_digest = $6`;
-
-/** The same binding as {@link BOUND}, at $1…$5 (statements that name no row id). */
-const BOUND_FROM_1 = `organization_id = $1 AND token_id = $2 AND user_id = $3 AND tool = $4 AND arguments_digest = $5`;
-
-/** What a `verified` transition that did not win found: the row now (null: none). */
-export interface VerifiedLookup {
-  won: false;
-  found: (McpConfirmation & { lapsed: boolean }) | null;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * All SQL about confirmations. Every state change is a conditional UPDATE whose affected-row count
  * decides the outcome, so exactly one caller wins whatever the number of replicas. A change given
  * a {@link ChangeRecorder} runs in a transaction with what it records (the audit events): only the
- * winner records, and the change and its record commit together or not at all.
+ * winner records, and the change and its record commit together or not at all (statements run
+ * through {@link ConfirmationStatements}; every transition is conditioned on the row's binding,
+ * {@link BOUND}).
  * Database failures propagate unchanged; the service turns them into `confirmation_unavailable`.
  */
 @Injectable()
 export class ConfirmationLedger {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  private readonly sql: ConfirmationStatements;
+
+  constructor(@InjectDataSource() ds: DataSource) {
+    this.sql = new ConfirmationStatements(ds);
+  }
 
   async create(input: NewConfirmation, record?: ChangeRecorder): Promise<McpConfirmation> {
-    const result = await this.change(
+    const result = await this.sql.change(
       'created',
       record,
       `INSERT INTO mcp_confirmations (organization_id, token_id, user_id, tool, arguments_digest, target_type,
@@ -161,7 +115,7 @@ export class ConfirmationLedger {
     record?: ChangeRecorder,
   ): Promise<boolean> {
     if (!UUID.test(id)) return false;
-    const changed = await this.change(
+    const changed = await this.sql.change(
       'expired',
       record,
       `UPDATE mcp_confirmations SET status = 'expired'
@@ -179,7 +133,7 @@ export class ConfirmationLedger {
    */
   async attachToolCall(id: string, toolCallId: string, manager?: EntityManager): Promise<boolean> {
     if (!UUID.test(id) || !UUID.test(toolCallId)) return false;
-    const result = await this.run(
+    const result = await this.sql.run(
       `UPDATE mcp_confirmations SET tool_call_id = $2
         WHERE id = $1 AND status = 'consumed' AND (tool_call_id IS NULL OR tool_call_id = $2)
         RETURNING id`,
@@ -192,7 +146,7 @@ export class ConfirmationLedger {
   /** The organisation's confirmation, or null (also for another organisation's id). */
   async findById(organizationId: string, id: string): Promise<McpConfirmation | null> {
     if (!UUID.test(id) || !UUID.test(organizationId)) return null;
-    const result = await this.run(
+    const result = await this.sql.run(
       `SELECT ${CONFIRMATION_COLUMNS} FROM mcp_confirmations WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
@@ -203,7 +157,7 @@ export class ConfirmationLedger {
   /** One page of the organisation's confirmations, newest first (see {@link confirmationsListQuery}). */
   async list(filter: ConfirmationFilter): Promise<ListedConfirmation[]> {
     const q = confirmationsListQuery(filter);
-    const result = await this.run<ConfirmationRow & { cursor_ts: string }>(q.text, q.params);
+    const result = await this.sql.run<ConfirmationRow & { cursor_ts: string }>(q.text, q.params);
     return result.records.map((row) => ({
       confirmation: toConfirmation(row),
       cursorTs: row.cursor_ts,
@@ -219,7 +173,7 @@ export class ConfirmationLedger {
    */
   async findVerified(id: string): Promise<(McpConfirmation & { lapsed: boolean }) | null> {
     if (!UUID.test(id)) return null;
-    const result = await this.run<SettleRow>(
+    const result = await this.sql.run<SettleRow>(
       `SELECT ${CONFIRMATION_COLUMNS}, expires_at <= now() AS lapsed
          FROM mcp_confirmations WHERE id = $1 AND mode = 'verified'`,
       [id],
@@ -245,7 +199,7 @@ export class ConfirmationLedger {
     if (!UUID.test(id)) return undefined;
     const set =
       decision === 'confirm' ? `verified_at = now()` : `status = 'declined', decided_at = now()`;
-    const result = await this.run(
+    const result = await this.sql.run(
       `UPDATE mcp_confirmations SET ${set}
         WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND verified_at IS NULL
           AND expires_at > now() AND user_id = $2 AND policy_version = $3
@@ -280,7 +234,7 @@ export class ConfirmationLedger {
       !isBoundTo(before, binding)
     )
       return { won: false, found: before };
-    const changed = await this.change(
+    const changed = await this.sql.change(
       'consumed',
       record,
       `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
@@ -301,7 +255,7 @@ export class ConfirmationLedger {
     record?: ChangeRecorder,
   ): Promise<boolean> {
     if (!UUID.test(id)) return false;
-    const changed = await this.change(
+    const changed = await this.sql.change(
       'declined',
       record,
       `UPDATE mcp_confirmations SET status = 'declined', decided_at = now()
@@ -321,7 +275,7 @@ export class ConfirmationLedger {
     binding: ConfirmationBinding,
     record?: ChangeRecorder,
   ): Promise<McpConfirmation[]> {
-    return this.change(
+    return this.sql.change(
       'expired',
       record,
       `UPDATE mcp_confirmations SET status = 'expired'
@@ -342,7 +296,7 @@ export class ConfirmationLedger {
     record?: ChangeRecorder,
   ): Promise<McpConfirmation | undefined> {
     // Nothing to use (the usual case for the losers of a race): no transaction.
-    const usable = await this.run<{ id: string }>(
+    const usable = await this.sql.run<{ id: string }>(
       `SELECT id FROM mcp_confirmations
         WHERE mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL
           AND expires_at > now() AND policy_version = $6 AND ${BOUND_FROM_1}
@@ -350,7 +304,7 @@ export class ConfirmationLedger {
       [...bindingParams(binding), policyVersion],
     );
     if (usable.records.length === 0) return undefined;
-    const changed = await this.change(
+    const changed = await this.sql.change(
       'consumed',
       record,
       `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
@@ -372,7 +326,7 @@ export class ConfirmationLedger {
   async reportDeclinedByBinding(
     binding: ConfirmationBinding,
   ): Promise<McpConfirmation | undefined> {
-    const result = await this.run(
+    const result = await this.sql.run(
       `UPDATE mcp_confirmations SET reported_at = now()
         WHERE id = (SELECT id FROM mcp_confirmations
                      WHERE mode = 'verified' AND status = 'declined' AND reported_at IS NULL
@@ -395,7 +349,7 @@ export class ConfirmationLedger {
     binding: ConfirmationBinding,
     seconds: number,
   ): Promise<McpConfirmation | undefined> {
-    const result = await this.run(
+    const result = await this.sql.run(
       `SELECT ${CONFIRMATION_COLUMNS} FROM mcp_confirmations
         WHERE mode = 'verified' AND status = 'consumed'
           AND decided_at > now() - $6::int * interval '1 second' AND ${BOUND_FROM_1}
@@ -411,7 +365,7 @@ export class ConfirmationLedger {
     binding: ConfirmationBinding,
     policyVersion: number,
   ): Promise<McpConfirmation | undefined> {
-    const result = await this.run(
+    const result = await this.sql.run(
       `SELECT ${CONFIRMATION_COLUMNS} FROM mcp_confirmations
         WHERE mode = 'verified' AND status = 'pending' AND verified_at IS NULL
           AND expires_at > now() AND policy_version = $6 AND ${BOUND_FROM_1}
@@ -434,7 +388,7 @@ export class ConfirmationLedger {
     // still open is worth the conditional UPDATE and its audit events.
     const before = await this.settle(id, binding, record);
     if (before.outcome !== 'pending') return before;
-    const changed = await this.change(
+    const changed = await this.sql.change(
       to,
       record,
       `UPDATE mcp_confirmations SET status = $7, decided_at = now()
@@ -458,7 +412,7 @@ export class ConfirmationLedger {
     binding: ConfirmationBinding,
     record: ChangeRecorder | undefined,
   ): Promise<LedgerInspection> {
-    const result = await this.run<SettleRow>(
+    const result = await this.sql.run<SettleRow>(
       `SELECT ${CONFIRMATION_COLUMNS}, expires_at <= now() AS lapsed FROM mcp_confirmations WHERE id = $1`,
       [id],
     );
@@ -481,56 +435,4 @@ export class ConfirmationLedger {
         return unreachable(confirmation.status);
     }
   }
-
-  /**
-   * One state change (`sql` returns the changed rows' {@link CONFIRMATION_COLUMNS}): with a
-   * recorder, in a transaction with what it records for each changed row. The changed rows.
-   */
-  private async change(
-    change: LedgerChange,
-    record: ChangeRecorder | undefined,
-    sql: string,
-    params: unknown[],
-  ): Promise<McpConfirmation[]> {
-    if (record === undefined) return (await this.run(sql, params)).records.map(toConfirmation);
-    return this.ds.transaction(async (tx) => {
-      const rows = (await this.run(sql, params, tx)).records.map(toConfirmation);
-      for (const row of rows) await record(change, row, tx);
-      return rows;
-    });
-  }
-
-  private async run<Row = ConfirmationRow>(
-    sql: string,
-    params: unknown[],
-    manager?: EntityManager,
-  ): Promise<QueryResult<Row>> {
-    const shared = manager?.queryRunner;
-    if (shared !== undefined) {
-      const result: QueryResult<Row> = await shared.query(sql, params, true);
-      return result;
-    }
-    const runner = this.ds.createQueryRunner();
-    try {
-      const result: QueryResult<Row> = await runner.query(sql, params, true);
-      return result;
-    } finally {
-      await runner.release();
-    }
-  }
-}
-
-function bindingParams(b: ConfirmationBinding): string[] {
-  return [b.organizationId, b.tokenId, b.userId, b.tool, b.argumentsDigest];
-}
-
-/** The row belongs to the call that presents it (the same organisation, token, person, tool and arguments). */
-export function isBoundTo(c: McpConfirmation, b: ConfirmationBinding): boolean {
-  return (
-    c.organizationId === b.organizationId &&
-    c.tokenId === b.tokenId &&
-    c.userId === b.userId &&
-    c.tool === b.tool &&
-    c.argumentsDigest === b.argumentsDigest
-  );
 }

@@ -4,11 +4,9 @@ import { argumentsDigest, unreachable } from '@app/common';
 import type { CallerContext } from '@app/identity';
 import { ConfirmationEvents, type ChangeRecorder } from './confirmation-events.js';
 import type { ConfirmationFilter } from './confirmation-list.query.js';
-import {
-  ConfirmationLedger,
-  type ConfirmationBinding,
-  type ListedConfirmation,
-} from './confirmation.ledger.js';
+import type { ConfirmationBinding } from './confirmation.binding.js';
+import { ConfirmationLedger } from './confirmation.ledger.js';
+import type { ListedConfirmation } from './confirmation-ledger.types.js';
 import type { ConfirmationMode, McpConfirmation } from './mcp-confirmation.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';

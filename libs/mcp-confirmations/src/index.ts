@@ -10,13 +10,13 @@ export {
   type TamperReason,
 } from './confirmation.service.js';
 // The ledger itself stays inside: every other library goes through ConfirmationService.
-export {
-  type ConfirmationBinding,
-  type LedgerInspection,
-  type LedgerTransition,
-  type ListedConfirmation,
-  type NewConfirmation,
-} from './confirmation.ledger.js';
+export type { ConfirmationBinding } from './confirmation.binding.js';
+export type {
+  LedgerInspection,
+  LedgerTransition,
+  ListedConfirmation,
+  NewConfirmation,
+} from './confirmation-ledger.types.js';
 export { visibleStatus, type ConfirmationFilter } from './confirmation-list.query.js';
 export {
   MAX_REQUEST_STATE_LENGTH,

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { argumentsDigest } from '@app/common';
 import { ConfirmationEvents } from './confirmation-events.js';
-import { ConfirmationLedger, isBoundTo, type ConfirmationBinding } from './confirmation.ledger.js';
+import { isBoundTo, type ConfirmationBinding } from './confirmation.binding.js';
+import { ConfirmationLedger } from './confirmation.ledger.js';
 import {
   askQuestion,
   checkRequestState,
