@@ -17,7 +17,8 @@ import {
 import type { MetricsService } from '@app/metrics';
 import { McpError, type McpRequestContext } from '@app/mcp-transport';
 import { testPrincipal, testRequestContext } from '@app/testing';
-import { DestructiveToolGate, type GateDecision } from './destructive-tool.gate.js';
+import { DestructiveToolGate } from './destructive-tool.gate.js';
+import type { GateDecision } from './gate-decision.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
 import { ToolCatalog } from './tool-catalog.js';
 

@@ -28,7 +28,8 @@ import {
   type CompiledTool,
 } from './tool-catalog.js';
 import { errorResult, successResult, type ToolResult } from './tool-results.js';
-import { DestructiveToolGate, type GateDecision } from './destructive-tool.gate.js';
+import { DestructiveToolGate } from './destructive-tool.gate.js';
+import type { GateDecision } from './gate-decision.js';
 import { ToolCallObserver, type ToolCallOutcome } from './tool-call.observer.js';
 import { TasksRepository, type McpTask, type TaskError } from '@app/mcp-tasks';
 import {
