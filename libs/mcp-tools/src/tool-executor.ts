@@ -1,37 +1,44 @@
 import { isJsonObject, normalizeClientString, unreachable } from '@app/common';
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { AccessPolicy } from '@app/access';
 import { PolicyTools } from '@app/confirmation-policies';
-import { toEnvelope, type ErrorEnvelope } from '@app/errors';
 import type { CallerContext } from '@app/identity';
 import {
   declaresExtension,
   McpError,
-  INTERNAL_ERROR,
   INVALID_PARAMS,
-  rpcErrorStatus,
   TASKS_EXTENSION,
-  UNCODED_TOOL_ERROR,
-  type ToolCallStatus,
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
 import { annotateActiveSpan, capturesToolContent, inSpan, inSpanAsync } from '@app/tracing';
-import { envelopeOf } from './mcp-refusals.js';
 import { callerOf, type McpCallExtra } from './mcp-call-extra.js';
-import { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
-import {
-  pathValuesOf,
-  ToolCatalog,
-  type CompiledExtensionTool,
-  type CompiledTool,
-} from './tool-catalog.js';
-import { errorResult, successResult, type ToolResult } from './tool-results.js';
+import { RestDispatcher } from './rest-dispatcher.js';
+import { ToolCatalog, type CompiledExtensionTool, type CompiledTool } from './tool-catalog.js';
+import { errorResult, successResult } from './tool-results.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import type { GateDecision } from './gate-decision.js';
-import { ToolCallObserver, type ToolCallOutcome } from './tool-call.observer.js';
-import { TasksRepository, type McpTask, type TaskError } from '@app/mcp-tasks';
+import { readArguments, readDeclaredArguments } from './tool-call.arguments.js';
+import { dispatchTool } from './tool-call.dispatch.js';
+import { ToolCallObserver } from './tool-call.observer.js';
+import {
+  namedTool,
+  newStamp,
+  NOTHING_YET,
+  outcomeOf,
+  type NamedTool,
+  type Progress,
+  type Stamp,
+} from './tool-call.record.js';
+import {
+  approvalTaskError,
+  asEnvelope,
+  failed,
+  refusedWith,
+  statusOfOutcome,
+  type Executed,
+} from './tool-call.result.js';
+import { TasksRepository, type McpTask } from '@app/mcp-tasks';
 import {
   APPROVAL_TASK_GRACE_MS,
   APPROVAL_TASK_POLL_MS,
@@ -40,40 +47,10 @@ import {
   TOOL_TASK_POLL_MS,
   TOOL_TASK_TTL_MS,
 } from './task-runner.js';
-import { APPROVAL_TASK_FAILED } from './mcp-refusals.js';
 
-/** Thrown by the REST layer for an unexpected failure: the MCP caller gets -32603, never the text. */
-class UpstreamInternalError extends Error {}
-
-/** How far a call got: what the history and the log line record besides its status. */
-interface Progress {
-  args: Record<string, unknown> | undefined;
-  confirmationId: string | null;
-  /** The approval request the call ran under or was refused for (policy `approval`). */
-  approvalId: string | null;
-  /** The person accepted and the tool was dispatched: the confirmation is used up. */
-  consumedConfirmation: boolean;
-}
-
-/** A finished call: its status for the history and what the client gets (a result or an error). */
-type Executed = Progress & { status: ToolCallStatus; historyWritten?: boolean } & (
-    { outcome: McpHandlerOutcome; error?: undefined } | { error: unknown; outcome?: undefined }
-  );
-
-/** The tool a call's history row names: the registry's name (null if unknown), the one asked for. */
-type NamedTool = Pick<ToolCallOutcome, 'tool' | 'attemptedTool' | 'readOnly'>;
-
-/** When a call was received, and the id its history row gets. */
-interface Stamp {
-  id: string;
-  started: number;
-  receivedAt: string;
-}
-
-/** The children of a `tools/call` span (the route in a dispatch span's name is its template). */
+/** The children of a `tools/call` span (its REST dispatch's is in `dispatchTool`). */
 const SPAN_AUTHORIZE = 'mcp.authorize';
 const SPAN_CONFIRMATION = 'mcp.confirmation';
-const SPAN_DISPATCH = 'mcp.dispatch';
 /** The conventions' opt-in attributes of a `tools/call` span (the call's content, as JSON). */
 const ATTR_ARGUMENTS = 'gen_ai.tool.call.arguments';
 const ATTR_RESULT = 'gen_ai.tool.call.result';
@@ -83,13 +60,6 @@ const ATTR_RESULT = 'gen_ai.tool.call.result';
  * meanwhile see it `working`; a replica that died mid-run frees it after this.
  */
 const APPROVAL_TASK_LEASE_SECONDS = 60;
-
-const NOTHING_YET: Progress = {
-  args: undefined,
-  confirmationId: null,
-  approvalId: null,
-  consumedConfirmation: false,
-};
 
 /**
  * Every `tools/call` goes through here, in this order: the tool exists → every argument is
@@ -266,7 +236,7 @@ export class ToolExecutor implements OnApplicationBootstrap {
         historyWritten = true;
       };
     }
-    const response = await this.dispatch(tool, args, caller);
+    const response = await dispatchTool(this.dispatcher, this.logger, tool, args, caller);
     caller.withWrite = undefined;
     if (response.status < 200 || response.status >= 300) {
       // Its transaction rolled back, the row with it: the observer writes the refusal's row.
@@ -439,117 +409,6 @@ export class ToolExecutor implements OnApplicationBootstrap {
       historyWritten: executed.historyWritten === true,
     });
   }
-
-  private async dispatch(
-    tool: CompiledTool,
-    args: Record<string, unknown>,
-    caller: CallerContext,
-  ): Promise<RestResponse> {
-    const { endpoint } = tool.def;
-    const params = pathValuesOf(tool.pathParams, args);
-    const rest: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(args)) {
-      if (tool.pathParams.includes(k)) continue;
-      rest[k] = v;
-    }
-    const method = endpoint.method;
-    const response = await inSpanAsync(`${SPAN_DISPATCH} ${method} ${endpoint.path}`, () =>
-      this.dispatcher.dispatch(caller, endpoint, {
-        params,
-        // The access checks ran in `run` for this caller and this requirement, the route's own.
-        verified: tool.access,
-        ...(method === 'GET' || method === 'DELETE' ? { query: rest } : { body: rest }),
-      }),
-    );
-    if (response.status >= 500 && response.status !== 502 && response.status !== 503) {
-      this.logger.error(
-        { requestId: caller.requestId, status: response.status, tool: tool.def.name },
-        'REST endpoint failed',
-      );
-      throw new UpstreamInternalError(
-        `REST ${method} ${endpoint.path} answered ${response.status}`,
-      );
-    }
-    return response;
-  }
-}
-
-/** An extension tool's outcome as its call's status. */
-function statusOfOutcome(outcome: McpHandlerOutcome): ToolCallStatus {
-  if (outcome.kind === 'input_required') return 'input_required';
-  if (outcome.kind === 'task') return 'ok';
-  return outcome.result.isError === true ? UNCODED_TOOL_ERROR : 'ok';
-}
-
-/** The JSON-RPC error of an approval task that ended without running: the API envelope as data. */
-function approvalTaskError(envelope: ErrorEnvelope): TaskError {
-  return { code: APPROVAL_TASK_FAILED, message: envelope.error.message, data: envelope };
-}
-
-/** A registry tool as its history row names it. */
-function namedTool(tool: CompiledTool): NamedTool {
-  return {
-    tool: tool.def.name,
-    attemptedTool: tool.def.name,
-    readOnly: tool.def.annotations.readOnlyHint,
-  };
-}
-
-/** A call as the observer records it: its stamp and tool, how far it got, its time until now. */
-function outcomeOf(
-  stamp: Stamp,
-  named: NamedTool,
-  ctx: McpRequestContext,
-  extra: McpCallExtra,
-  executed: Progress & { status: ToolCallStatus },
-): ToolCallOutcome {
-  return {
-    id: stamp.id,
-    ...named,
-    receivedAt: stamp.receivedAt,
-    ctx,
-    extra,
-    status: executed.status,
-    confirmationId: executed.confirmationId,
-    approvalId: executed.approvalId,
-    consumedConfirmation: executed.consumedConfirmation,
-    args: executed.args,
-    durationMs: performance.now() - stamp.started,
-  };
-}
-
-function newStamp(): Stamp {
-  const started = performance.now();
-  return {
-    id: randomUUID(),
-    started,
-    receivedAt: preciseTimestamp(performance.timeOrigin + started),
-  };
-}
-
-/** Only declared argument names pass; a declared argument with a bad value is the endpoint's to judge. */
-function readArguments(tool: CompiledTool, raw: unknown): Record<string, unknown> {
-  return readDeclaredArguments(tool.def.name, tool.argumentNames, raw);
-}
-
-function readDeclaredArguments(
-  name: string,
-  allowed: ReadonlySet<string>,
-  raw: unknown,
-): Record<string, unknown> {
-  if (raw === undefined || raw === null) return {};
-  if (!isJsonObject(raw)) {
-    throw new McpError(INVALID_PARAMS, 'Invalid params: arguments must be an object');
-  }
-  for (const key of Object.keys(raw)) {
-    if (!allowed.has(key)) {
-      throw new McpError(INVALID_PARAMS, `Unknown argument "${key}" for tool ${name}`, {
-        argument: key,
-        allowed: [...allowed],
-      });
-    }
-  }
-  return raw;
 }
 
 /** The approval request a gate's decision is about: the one used, awaited, or refused for. */
@@ -566,30 +425,4 @@ function approvalOf(decision: GateDecision): string | null {
     default:
       return unreachable(decision);
   }
-}
-
-/** A tool error (`isError` result carrying the API envelope); its code is the call's status. */
-function refusedWith(envelope: ErrorEnvelope, progress: Progress): Executed {
-  const result: ToolResult = errorResult(envelope);
-  return { ...progress, status: envelope.error.code, outcome: { kind: 'complete', result } };
-}
-
-/** A protocol error: the transport answers it as a JSON-RPC error (-32603 for anything unexpected). */
-function failed(err: unknown, ctx: McpRequestContext, progress: Progress): Executed {
-  const status = rpcErrorStatus(err instanceof McpError ? err.codeFor(ctx.era) : INTERNAL_ERROR);
-  return { ...progress, status, error: err };
-}
-
-function asEnvelope(response: RestResponse): ErrorEnvelope {
-  return (
-    envelopeOf(response.body) ??
-    toEnvelope('INTERNAL_ERROR', `Unexpected response ${response.status}`)
-  );
-}
-
-/** An instant in epoch milliseconds (with a fraction) as RFC 3339 with microseconds. */
-function preciseTimestamp(epochMs: number): string {
-  const ms = Math.floor(epochMs);
-  const micros = Math.min(999, Math.floor((epochMs - ms) * 1000));
-  return new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
 }
