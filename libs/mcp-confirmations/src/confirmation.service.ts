@@ -92,6 +92,16 @@ export type RedemptionOutcome = Exclude<RedeemOutcome, { kind: 'pending' }>;
 /** What `inspect` can answer: it never consumes or declines. */
 export type InspectOutcome = Exclude<RedeemOutcome, { kind: 'consumed' | 'declined' }>;
 
+/** What {@link openRequestState} found: an answer already, or an open question to decide. */
+export type Opened =
+  | { settled: Extract<RedeemOutcome, { kind: 'tampered' | 'superseded' | 'expired' }> }
+  | {
+      settled?: undefined;
+      confirmationId: string;
+      bound: ConfirmationBinding;
+      record: ChangeRecorder;
+    };
+
 export type Checked =
   | { tampered: Extract<RedeemOutcome, { kind: 'tampered' | 'superseded' }> }
   | {
@@ -136,12 +146,9 @@ export class ConfirmationService {
     binding: RedeemBinding,
     answer: 'accept' | 'decline',
   ): Promise<RedemptionOutcome> {
-    const checked = this.check(requestState, binding);
-    if (checked.tampered !== undefined) return checked.tampered;
-    const { confirmationId, bound } = checked;
-    const record = this.events.by(binding.caller);
-    if (lapsed(checked.expiresAtUnix))
-      return expireQuietly(this.ledger, confirmationId, bound, record);
+    const opened = await this.open(requestState, binding);
+    if (opened.settled !== undefined) return opened.settled;
+    const { confirmationId, bound, record } = opened;
 
     const transition = await unlessUnavailable(() =>
       answer === 'accept'
@@ -172,12 +179,9 @@ export class ConfirmationService {
    * tampered state is refused whether or not an answer came with it. Changes no decision.
    */
   async inspect(requestState: unknown, binding: RedeemBinding): Promise<InspectOutcome> {
-    const checked = this.check(requestState, binding);
-    if (checked.tampered !== undefined) return checked.tampered;
-    const { confirmationId, bound } = checked;
-    const record = this.events.by(binding.caller);
-    if (lapsed(checked.expiresAtUnix))
-      return expireQuietly(this.ledger, confirmationId, bound, record);
+    const opened = await this.open(requestState, binding);
+    if (opened.settled !== undefined) return opened.settled;
+    const { confirmationId, bound, record } = opened;
 
     const found = await unlessUnavailable(() => this.ledger.inspect(confirmationId, bound, record));
     switch (found.outcome) {
@@ -213,9 +217,8 @@ export class ConfirmationService {
     return this.ledger.list(filter);
   }
 
-  /** MAC, then binding; no I/O. */
-  private check(requestState: unknown, binding: RedeemBinding): Checked {
-    return checkRequestState(this.codec, requestState, binding);
+  private open(requestState: unknown, binding: RedeemBinding): Promise<Opened> {
+    return openRequestState(this.ledger, this.codec, this.events, requestState, binding);
   }
 }
 
@@ -294,6 +297,29 @@ export async function expireQuietly(
 ): Promise<{ kind: 'expired'; confirmationId: string }> {
   await ledger.expire(confirmationId, bound, record).catch(() => false);
   return { kind: 'expired', confirmationId };
+}
+
+/**
+ * A presented `requestState`, before the ledger decides anything: `settled` when it is refused
+ * (tampered or superseded, no I/O) or has lapsed (its row closed quietly: `expired`); otherwise
+ * the question it names, bound as its claims say, and the recorder of the caller's audit events.
+ * The one opening of every redemption (the form's `redeem` and `inspect`, the verified retry).
+ */
+export async function openRequestState(
+  ledger: ConfirmationLedger,
+  codec: RequestStateCodec,
+  events: ConfirmationEvents,
+  requestState: unknown,
+  binding: RedeemBinding,
+): Promise<Opened> {
+  const checked = checkRequestState(codec, requestState, binding);
+  if (checked.tampered !== undefined) return { settled: checked.tampered };
+  const { confirmationId, bound } = checked;
+  const record = events.by(binding.caller);
+  if (lapsed(checked.expiresAtUnix)) {
+    return { settled: await expireQuietly(ledger, confirmationId, bound, record) };
+  }
+  return { confirmationId, bound, record };
 }
 
 /**

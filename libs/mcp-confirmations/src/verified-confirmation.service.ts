@@ -6,9 +6,8 @@ import { isBoundTo, type ConfirmationBinding } from './confirmation.binding.js';
 import { ConfirmationLedger } from './confirmation.ledger.js';
 import {
   askQuestion,
-  checkRequestState,
   expireQuietly,
-  lapsed,
+  openRequestState,
   unlessUnavailable,
   type AskInput,
   type AskResult,
@@ -116,12 +115,15 @@ export class VerifiedConfirmationService {
     binding: RedeemBinding,
     clientDeclined: boolean,
   ): Promise<VerifiedRedeemOutcome> {
-    const checked = checkRequestState(this.codec, requestState, binding);
-    if (checked.tampered !== undefined) return checked.tampered;
-    const { confirmationId, bound } = checked;
-    const record = this.events.by(binding.caller);
-    if (lapsed(checked.expiresAtUnix))
-      return expireQuietly(this.ledger, confirmationId, bound, record);
+    const opened = await openRequestState(
+      this.ledger,
+      this.codec,
+      this.events,
+      requestState,
+      binding,
+    );
+    if (opened.settled !== undefined) return opened.settled;
+    const { confirmationId, bound, record } = opened;
     if (clientDeclined) {
       const declined = await unlessUnavailable(() =>
         this.ledger.declineVerified(confirmationId, bound, record),
