@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { Input, Out, PageQueryDto, Trim } from '@app/rest-contract';
 
@@ -6,6 +7,21 @@ const EXTERNAL_ID_MAX = 200;
 const TAX_ID_MAX = 50;
 const TAX_ID_SHAPE = /^[0-9A-Za-z][0-9A-Za-z ./-]*$/;
 const TAX_ID_MESSAGE = 'must contain letters and digits (spaces, ".", "/" and "-" allowed)';
+
+/**
+ * The rules of a tax id, created or changed: optional (`null` clears it), trimmed, a string of
+ * at most TAX_ID_MAX characters, letters and digits with spaces, ".", "/" and "-". Listed in the
+ * reverse of reading order, as stacked decorators register, so the errors keep their order.
+ */
+function TaxId(): PropertyDecorator {
+  return applyDecorators(
+    Matches(TAX_ID_SHAPE, { message: TAX_ID_MESSAGE }),
+    MaxLength(TAX_ID_MAX),
+    IsString(),
+    Trim(),
+    IsOptional(),
+  );
+}
 
 export class AccountIdParamsDto {
   @Input.required({
@@ -49,11 +65,7 @@ export class CreateAccountDto {
     description:
       'The company’s tax id (letters, digits, spaces, . / -); unique ignoring punctuation and case (else DUPLICATE_ERROR).',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(TAX_ID_MAX)
-  @Matches(TAX_ID_SHAPE, { message: TAX_ID_MESSAGE })
+  @TaxId()
   tax_id?: string | null;
 }
 
@@ -76,11 +88,7 @@ export class UpdateAccountDto {
     maxLength: TAX_ID_MAX,
     description: 'New tax id, unique in the organisation; null clears it.',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @MaxLength(TAX_ID_MAX)
-  @Matches(TAX_ID_SHAPE, { message: TAX_ID_MESSAGE })
+  @TaxId()
   tax_id?: string | null;
 }
 
