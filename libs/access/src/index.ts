@@ -1,11 +1,5 @@
 export type { AccessRequirement } from '@app/access-vocabulary';
-export {
-  ActiveMembershipCheck,
-  KeyOwnerMembershipCheck,
-  PermissionCheck,
-  TokenScopeCheck,
-  type AccessCheck,
-} from './access-checks.js';
+export * from './access-checks.js';
 export { AccessPolicy } from './access.policy.js';
 export { AccessGuard, routeRequirementOf, sameRequirement } from './access.guard.js';
 export { AccessModule } from './access.module.js';

@@ -1,12 +1,4 @@
 export { AccountsModule } from './accounts.module.js';
 export { AccountsRepository, type AccountRow, type AccountValues } from './accounts.repository.js';
-export {
-  AccountDto,
-  AccountIdParamsDto,
-  AccountPageDto,
-  CreateAccountDto,
-  DeletedAccountDto,
-  ListAccountsQueryDto,
-  UpdateAccountDto,
-} from './account.dto.js';
+export * from './account.dto.js';
 export { ACCOUNTS_ENDPOINTS } from './accounts.endpoints.js';
