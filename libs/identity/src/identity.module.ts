@@ -11,29 +11,22 @@ import { RequestContext } from './request-context.js';
 import { TokensRepository } from './tokens.repository.js';
 import { TokensService } from './tokens.service.js';
 
+/** What other libraries inject. */
+const EXPORTED = [
+  BearerAuthGuard,
+  IdentityRepository,
+  MembershipsRepository,
+  PrincipalCache,
+  RequestContext,
+  TokensRepository,
+  TokensService,
+];
+
 /** People, organisations, memberships, tokens; bearer authentication; the request's caller. */
 @Module({
   imports: [PassportModule.register({ session: false })],
-  providers: [
-    BearerStrategy,
-    BearerAuthGuard,
-    DpopProofsRepository,
-    DpopProofVerifier,
-    IdentityRepository,
-    MembershipsRepository,
-    PrincipalCache,
-    RequestContext,
-    TokensRepository,
-    TokensService,
-  ],
-  exports: [
-    BearerAuthGuard,
-    IdentityRepository,
-    MembershipsRepository,
-    PrincipalCache,
-    RequestContext,
-    TokensRepository,
-    TokensService,
-  ],
+  // Passport's bearer strategy and the DPoP proof check serve only the guard.
+  providers: [BearerStrategy, DpopProofsRepository, DpopProofVerifier, ...EXPORTED],
+  exports: EXPORTED,
 })
 export class IdentityModule {}
