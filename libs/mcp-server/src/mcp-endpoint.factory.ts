@@ -72,17 +72,7 @@ export interface McpEndpointDependencies {
 
 /** The one MCP endpoint: server identity, capabilities, and the `method → handler` map. */
 export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointService<McpCallExtra> {
-  const {
-    catalog,
-    executor,
-    resources,
-    prompts,
-    completions,
-    tasks,
-    requestMetrics,
-    logger,
-    tracing,
-  } = deps;
+  const { catalog, executor, resources, prompts, completions, tasks, tracing } = deps;
   return new McpEndpointService<McpCallExtra>({
     serverInfo: { name: MCP_SERVER_NAME, version: deps.version, title: MCP_SERVER_TITLE },
     instructions: MCP_SERVER_INSTRUCTIONS,
@@ -110,7 +100,7 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
       'tasks/cancel': (params, ctx, extra) => tasks.cancel(params, ctx, extra),
     },
     onInternalError: (error, ctx, extra) => {
-      logger.error(
+      deps.logger.error(
         {
           err: error,
           requestId: extra.requestId,
@@ -121,7 +111,7 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
         'MCP request failed unexpectedly',
       );
     },
-    observe: (event) => requestMetrics.observe(event),
+    observe: (event) => deps.requestMetrics.observe(event),
     traceMessage: tracing === undefined ? undefined : (message) => tracing.start(message),
     // Answers to server→client requests, and the 2025 log level, belong to the token that asked.
     ownerOf: (extra) => extra.principal.tokenId,
