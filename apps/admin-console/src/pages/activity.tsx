@@ -6,6 +6,8 @@ import { OutcomeBadge } from '../components/badges.js';
 import { PersonName, useDirectory } from '../components/names.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
+import { FilterSelect } from '../components/filter-select.js';
+import { LoadedRows, RowsTable, type Column } from '../components/rows.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { duration, isoToLocalInput, localInputToIso, shortId } from '../format.js';
 import type { Facets, MinuteBucket, Page, ToolCall } from '../types.js';
@@ -153,15 +155,14 @@ export function ActivityPage(props: { facets: Facets | undefined }) {
 
       <h2 class="visually-hidden">Tool calls, newest first</h2>
       <ErrorNote error={calls.error} />
-      {calls.data === undefined ? (
-        calls.error ? null : (
-          <Loading what="tool calls" />
-        )
-      ) : calls.data.data.length === 0 ? (
-        <p class="empty">No tool calls match these filters in this time range.</p>
-      ) : (
-        <CallsTable rows={calls.data.data} />
-      )}
+      <LoadedRows
+        rows={calls.data?.data}
+        error={calls.error}
+        what="tool calls"
+        empty="No tool calls match these filters in this time range."
+      >
+        {(rows) => <CallsTable rows={rows} />}
+      </LoadedRows>
       <Pager {...pages.pager(calls.data?.next_cursor)} />
     </section>
   );
@@ -178,77 +179,54 @@ function FacetSelect(props: {
   // A value from the URL that the facets do not list (yet) stays selectable.
   if (props.value && !options.some(([v]) => v === props.value))
     options.push([props.value, props.value]);
-  return (
-    <label>
-      {props.label}
-      <select
-        name={props.name}
-        value={props.value ?? ''}
-        onChange={(e) => props.onChange(e.currentTarget.value || undefined)}
-      >
-        <option value="">Any</option>
-        {options.map(([value, text]) => (
-          <option key={value} value={value}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
+  return <FilterSelect {...props} options={options} />;
 }
 
-function CallsTable(props: { rows: ToolCallRow[] }) {
+const CALL_COLUMNS: Column[] = [
+  'When',
+  'Tool',
+  'Outcome',
+  'Person',
+  'Client',
+  { label: 'Duration', class: 'num' },
+  'Era',
+];
+
+function CallsTable(props: { rows: readonly ToolCallRow[] }) {
   const { route } = useLocation();
   useDirectory();
   return (
-    <div class="table-scroll">
-      <table class="rows">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Tool</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Person</th>
-            <th scope="col">Client</th>
-            <th scope="col" class="num">
-              Duration
-            </th>
-            <th scope="col">Era</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((c) => (
-            <tr
-              key={c.id}
-              class="clickable"
-              onClick={(e) => {
-                if (!(e.target instanceof Element) || e.target.closest('a') === null)
-                  route(`/admin/calls/${c.id}`);
-              }}
-            >
-              <td data-label="When">
-                <Ago iso={c.created_at} />
-              </td>
-              <td data-label="Tool">
-                <a href={`/admin/calls/${c.id}`}>{c.tool}</a>
-                {c.confirmation_id ? <ConfirmationBadge call={c} /> : null}
-              </td>
-              <td data-label="Outcome">
-                <OutcomeBadge outcome={c.outcome} status={c.status} />
-              </td>
-              <td data-label="Person">
-                <PersonName id={c.user_id} />
-              </td>
-              <td data-label="Client">{c.client_name ?? <span class="muted">—</span>}</td>
-              <td data-label="Duration" class="num">
-                {duration(c.duration_ms)}
-              </td>
-              <td data-label="Era">{c.era}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RowsTable columns={CALL_COLUMNS}>
+      {props.rows.map((c) => (
+        <tr
+          key={c.id}
+          class="clickable"
+          onClick={(e) => {
+            if (!(e.target instanceof Element) || e.target.closest('a') === null)
+              route(`/admin/calls/${c.id}`);
+          }}
+        >
+          <td data-label="When">
+            <Ago iso={c.created_at} />
+          </td>
+          <td data-label="Tool">
+            <a href={`/admin/calls/${c.id}`}>{c.tool}</a>
+            {c.confirmation_id ? <ConfirmationBadge call={c} /> : null}
+          </td>
+          <td data-label="Outcome">
+            <OutcomeBadge outcome={c.outcome} status={c.status} />
+          </td>
+          <td data-label="Person">
+            <PersonName id={c.user_id} />
+          </td>
+          <td data-label="Client">{c.client_name ?? <span class="muted">—</span>}</td>
+          <td data-label="Duration" class="num">
+            {duration(c.duration_ms)}
+          </td>
+          <td data-label="Era">{c.era}</td>
+        </tr>
+      ))}
+    </RowsTable>
   );
 }
 

@@ -3,7 +3,8 @@ import { api, ApiError } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Pager, useCursorPages } from '../components/pager.js';
-import { ErrorNote, Loading } from '../components/states.js';
+import { LoadedRows, RowsTable } from '../components/rows.js';
+import { ErrorNote } from '../components/states.js';
 import { Ago } from '../components/time.js';
 import type { ApprovalRequest, Page, ToolCall } from '../types.js';
 import { useApi, useInterval } from '../use-api.js';
@@ -97,111 +98,96 @@ export function ApprovalsPage(props: { me: string }) {
       ) : null}
       <h2 id="pending-title">Waiting for a decision</h2>
       <ErrorNote error={pending.error} />
-      {pending.data === undefined ? (
-        pending.error ? null : (
-          <Loading what="approval requests" />
-        )
-      ) : waiting.length === 0 ? (
-        <p class="empty">No request waits for a decision.</p>
-      ) : (
-        <ul class="approvals" aria-labelledby="pending-title">
-          {waiting.map((r) => (
-            <li key={r.id} class="approval">
-              <p class="question">{r.message}</p>
-              <dl class="facts">
-                <dt>Tool</dt>
-                <dd>
-                  <code>{r.tool}</code>
-                </dd>
-                <dt>Arguments</dt>
-                <dd>
-                  <code class="arguments">{JSON.stringify(r.arguments)}</code>
-                </dd>
-                <dt>Requested by</dt>
-                <dd>
-                  {r.requester_name} &lt;{r.requester_email}&gt;
-                </dd>
-                <dt>Client</dt>
-                <dd>{r.client_name ?? <span class="muted">unnamed</span>}</dd>
-                <dt>Asked</dt>
-                <dd>
-                  <Ago iso={r.created_at} />
-                </dd>
-                <dt>Expires</dt>
-                <dd>
-                  <time dateTime={r.expires_at}>{new Date(r.expires_at).toLocaleString()}</time>
-                </dd>
-              </dl>
-              {r.requester_id === props.me ? (
-                <p class="muted">Your own request: another admin decides it.</p>
-              ) : (
-                <div class="approval-actions">
-                  <button
-                    type="button"
-                    onClick={() => open(r, 'approve')}
-                    aria-label={`Approve ${r.tool} for ${r.requester_name} (request ${r.id})`}
-                  >
-                    Approve…
-                  </button>
-                  <button
-                    type="button"
-                    class="danger"
-                    onClick={() => open(r, 'deny')}
-                    aria-label={`Deny ${r.tool} for ${r.requester_name} (request ${r.id})`}
-                  >
-                    Deny…
-                  </button>
-                </div>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      <LoadedRows
+        rows={pending.data === undefined ? undefined : waiting}
+        error={pending.error}
+        what="approval requests"
+        empty="No request waits for a decision."
+      >
+        {(rows) => (
+          <ul class="approvals" aria-labelledby="pending-title">
+            {rows.map((r) => (
+              <li key={r.id} class="approval">
+                <p class="question">{r.message}</p>
+                <dl class="facts">
+                  <dt>Tool</dt>
+                  <dd>
+                    <code>{r.tool}</code>
+                  </dd>
+                  <dt>Arguments</dt>
+                  <dd>
+                    <code class="arguments">{JSON.stringify(r.arguments)}</code>
+                  </dd>
+                  <dt>Requested by</dt>
+                  <dd>
+                    {r.requester_name} &lt;{r.requester_email}&gt;
+                  </dd>
+                  <dt>Client</dt>
+                  <dd>{r.client_name ?? <span class="muted">unnamed</span>}</dd>
+                  <dt>Asked</dt>
+                  <dd>
+                    <Ago iso={r.created_at} />
+                  </dd>
+                  <dt>Expires</dt>
+                  <dd>
+                    <time dateTime={r.expires_at}>{new Date(r.expires_at).toLocaleString()}</time>
+                  </dd>
+                </dl>
+                {r.requester_id === props.me ? (
+                  <p class="muted">Your own request: another admin decides it.</p>
+                ) : (
+                  <div class="approval-actions">
+                    <button
+                      type="button"
+                      onClick={() => open(r, 'approve')}
+                      aria-label={`Approve ${r.tool} for ${r.requester_name} (request ${r.id})`}
+                    >
+                      Approve…
+                    </button>
+                    <button
+                      type="button"
+                      class="danger"
+                      onClick={() => open(r, 'deny')}
+                      aria-label={`Deny ${r.tool} for ${r.requester_name} (request ${r.id})`}
+                    >
+                      Deny…
+                    </button>
+                  </div>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </LoadedRows>
       <h2>Decided</h2>
       <ErrorNote error={history.error} />
       {history.data === undefined ? null : decided.length === 0 ? (
         <p class="empty">No request has been decided yet.</p>
       ) : (
-        <div class="table-scroll">
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">Asked</th>
-                <th scope="col">Tool</th>
-                <th scope="col">Requested by</th>
-                <th scope="col">Status</th>
-                <th scope="col">Decided by</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {decided.map((r) => (
-                <tr key={r.id}>
-                  <td data-label="Asked">
-                    <Ago iso={r.created_at} />
-                  </td>
-                  <td data-label="Tool">
-                    <code>{r.tool}</code>
-                    <div class="muted small">{r.message}</div>
-                  </td>
-                  <td data-label="Requested by">{r.requester_name}</td>
-                  <td data-label="Status">
-                    <StatusBadge status={r.status} />
-                    {r.executed_at ? (
-                      <div class="muted small">
-                        ran <Ago iso={r.executed_at} /> <CallsLink request={r} />
-                      </div>
-                    ) : null}
-                  </td>
-                  <td data-label="Decided by">
-                    {r.decided_by_name ?? <span class="muted">—</span>}
-                  </td>
-                  <td data-label="Reason">{r.reason ?? <span class="muted">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <RowsTable columns={['Asked', 'Tool', 'Requested by', 'Status', 'Decided by', 'Reason']}>
+          {decided.map((r) => (
+            <tr key={r.id}>
+              <td data-label="Asked">
+                <Ago iso={r.created_at} />
+              </td>
+              <td data-label="Tool">
+                <code>{r.tool}</code>
+                <div class="muted small">{r.message}</div>
+              </td>
+              <td data-label="Requested by">{r.requester_name}</td>
+              <td data-label="Status">
+                <StatusBadge status={r.status} />
+                {r.executed_at ? (
+                  <div class="muted small">
+                    ran <Ago iso={r.executed_at} /> <CallsLink request={r} />
+                  </div>
+                ) : null}
+              </td>
+              <td data-label="Decided by">{r.decided_by_name ?? <span class="muted">—</span>}</td>
+              <td data-label="Reason">{r.reason ?? <span class="muted">—</span>}</td>
+            </tr>
+          ))}
+        </RowsTable>
       )}
       <Pager {...pages.pager(history.data?.next_cursor)} />
       <ConfirmDialog

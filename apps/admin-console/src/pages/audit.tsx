@@ -7,7 +7,9 @@ import { ChangesTable } from '../components/changes.js';
 import { PersonName, TokenName } from '../components/names.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
-import { ErrorNote, Loading } from '../components/states.js';
+import { FilterSelect } from '../components/filter-select.js';
+import { LoadedRows, RowsTable } from '../components/rows.js';
+import { ErrorNote } from '../components/states.js';
 
 import type { AuditEvent, Page } from '../types.js';
 import { useApi } from '../use-api.js';
@@ -58,36 +60,20 @@ export function AuditPage() {
           />
         </label>
         <button type="submit">Search</button>
-        <label>
-          Resource
-          <select
-            name="resource_type"
-            value={q.resource_type ?? ''}
-            onChange={(e) => setFilter({ resource_type: e.currentTarget.value || undefined })}
-          >
-            <option value="">Any</option>
-            {RESOURCE_TYPES.map((r) => (
-              <option key={r} value={r}>
-                {r.replace('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Channel
-          <select
-            name="channel"
-            value={q.channel ?? ''}
-            onChange={(e) => setFilter({ channel: e.currentTarget.value || undefined })}
-          >
-            <option value="">Any</option>
-            {Object.entries(CHANNEL_LABELS).map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Resource"
+          name="resource_type"
+          value={q.resource_type}
+          options={RESOURCE_TYPES.map((r) => [r, r.replace('_', ' ')])}
+          onChange={(resource_type) => setFilter({ resource_type })}
+        />
+        <FilterSelect
+          label="Channel"
+          name="channel"
+          value={q.channel}
+          options={Object.entries(CHANNEL_LABELS)}
+          onChange={(channel) => setFilter({ channel })}
+        />
         {q.resource_id ? (
           <button type="button" onClick={() => setFilter({ resource_id: undefined })}>
             Showing one resource · show all
@@ -95,71 +81,60 @@ export function AuditPage() {
         ) : null}
       </form>
       <ErrorNote error={list.error} />
-      {list.data === undefined ? (
-        list.error ? null : (
-          <Loading what="audit events" />
-        )
-      ) : list.data.data.length === 0 ? (
-        <p class="empty">No audit events match.</p>
-      ) : (
-        <div class="table-scroll">
-          <table class="rows audit">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Action</th>
-                <th scope="col">Resource</th>
-                <th scope="col">Who</th>
-                <th scope="col">Token / client</th>
-                <th scope="col">Changes</th>
+      <LoadedRows
+        rows={list.data?.data}
+        error={list.error}
+        what="audit events"
+        empty="No audit events match."
+      >
+        {(rows) => (
+          <RowsTable
+            class="audit"
+            columns={['When', 'Channel', 'Action', 'Resource', 'Who', 'Token / client', 'Changes']}
+          >
+            {rows.map((e) => (
+              <tr key={e.id}>
+                <td data-label="When">
+                  <Ago iso={e.occurred_at} />
+                </td>
+                <td data-label="Channel">
+                  <ChannelBadge channel={e.channel} />
+                </td>
+                <td data-label="Action">
+                  <code>{e.action}</code>
+                </td>
+                <td data-label="Resource">
+                  <a
+                    href={withQuery(path, {
+                      resource_type: e.resource_type,
+                      resource_id: e.resource_id,
+                    })}
+                    title="Only this resource's history"
+                  >
+                    <ResourceLabel event={e} />
+                  </a>
+                </td>
+                <td data-label="Who">
+                  <PersonName id={e.actor_user_id} name={e.actor_name} email={e.actor_email} />
+                </td>
+                <td data-label="Token / client">
+                  <TokenName id={e.token_id} name={e.token_name} kind={e.token_kind} />
+                  {e.client_name ? <div class="muted small">{e.client_name}</div> : null}
+                </td>
+                <td data-label="Changes">
+                  <details>
+                    <summary>
+                      {Object.keys(e.changes).length} field
+                      {Object.keys(e.changes).length === 1 ? '' : 's'}
+                    </summary>
+                    <ChangesTable changes={e.changes} />
+                  </details>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((e) => (
-                <tr key={e.id}>
-                  <td data-label="When">
-                    <Ago iso={e.occurred_at} />
-                  </td>
-                  <td data-label="Channel">
-                    <ChannelBadge channel={e.channel} />
-                  </td>
-                  <td data-label="Action">
-                    <code>{e.action}</code>
-                  </td>
-                  <td data-label="Resource">
-                    <a
-                      href={withQuery(path, {
-                        resource_type: e.resource_type,
-                        resource_id: e.resource_id,
-                      })}
-                      title="Only this resource's history"
-                    >
-                      <ResourceLabel event={e} />
-                    </a>
-                  </td>
-                  <td data-label="Who">
-                    <PersonName id={e.actor_user_id} name={e.actor_name} email={e.actor_email} />
-                  </td>
-                  <td data-label="Token / client">
-                    <TokenName id={e.token_id} name={e.token_name} kind={e.token_kind} />
-                    {e.client_name ? <div class="muted small">{e.client_name}</div> : null}
-                  </td>
-                  <td data-label="Changes">
-                    <details>
-                      <summary>
-                        {Object.keys(e.changes).length} field
-                        {Object.keys(e.changes).length === 1 ? '' : 's'}
-                      </summary>
-                      <ChangesTable changes={e.changes} />
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </RowsTable>
+        )}
+      </LoadedRows>
       <Pager {...pages.pager(list.data?.next_cursor)} />
     </section>
   );

@@ -5,6 +5,7 @@ import { OutcomeBadge, StatusBadge } from '../components/badges.js';
 import { PersonName } from '../components/names.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
+import { LoadedRows, RowsTable } from '../components/rows.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { ago, fullTime } from '../format.js';
 import type { Confirmation, ConfirmationDetail, Page } from '../types.js';
@@ -47,51 +48,41 @@ export function ConfirmationsPage() {
         ))}
       </div>
       <ErrorNote error={list.error} />
-      {list.data === undefined ? (
-        list.error ? null : (
-          <Loading what="confirmations" />
-        )
-      ) : list.data.data.length === 0 ? (
-        <p class="empty">No confirmations{status ? ` ${status}` : ''}.</p>
-      ) : (
-        <div class="table-scroll">
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">Asked</th>
-                <th scope="col">Status</th>
-                <th scope="col">Question shown to the person</th>
-                <th scope="col">Person</th>
-                <th scope="col">Answered</th>
+      <LoadedRows
+        rows={list.data?.data}
+        error={list.error}
+        what="confirmations"
+        empty={<>No confirmations{status ? ` ${status}` : ''}.</>}
+      >
+        {(rows) => (
+          <RowsTable
+            columns={['Asked', 'Status', 'Question shown to the person', 'Person', 'Answered']}
+          >
+            {rows.map((c) => (
+              <tr key={c.id}>
+                <td data-label="Asked">
+                  <Ago iso={c.created_at} />
+                </td>
+                <td data-label="Status">
+                  <StatusBadge status={c.status} />
+                </td>
+                <td data-label="Question">
+                  <a href={`/admin/confirmations/${c.id}`}>{c.message}</a>
+                  <div class="muted small">
+                    {c.tool} · {c.client_name ?? 'unnamed client'}
+                  </div>
+                </td>
+                <td data-label="Person">
+                  <PersonName id={c.user_id} />
+                </td>
+                <td data-label="Answered">
+                  {c.decided_at ? ago(c.decided_at) : <span class="muted">—</span>}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((c) => (
-                <tr key={c.id}>
-                  <td data-label="Asked">
-                    <Ago iso={c.created_at} />
-                  </td>
-                  <td data-label="Status">
-                    <StatusBadge status={c.status} />
-                  </td>
-                  <td data-label="Question">
-                    <a href={`/admin/confirmations/${c.id}`}>{c.message}</a>
-                    <div class="muted small">
-                      {c.tool} · {c.client_name ?? 'unnamed client'}
-                    </div>
-                  </td>
-                  <td data-label="Person">
-                    <PersonName id={c.user_id} />
-                  </td>
-                  <td data-label="Answered">
-                    {c.decided_at ? ago(c.decided_at) : <span class="muted">—</span>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </RowsTable>
+        )}
+      </LoadedRows>
       <Pager {...pages.pager(list.data?.next_cursor)} />
     </section>
   );

@@ -2,7 +2,8 @@ import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { PersonName } from '../components/names.js';
-import { ErrorNote, Loading } from '../components/states.js';
+import { LoadedRows, RowsTable } from '../components/rows.js';
+import { ErrorNote } from '../components/states.js';
 import { Ago } from '../components/time.js';
 import type { ConfirmationPolicy } from '../types.js';
 import { useApi } from '../use-api.js';
@@ -67,41 +68,35 @@ export function PoliciesPage() {
         </p>
       ) : null}
       <ErrorNote error={list.error} />
-      {list.data === undefined ? (
-        list.error ? null : (
-          <Loading what="policies" />
-        )
-      ) : list.data.data.length === 0 ? (
-        <p class="empty">No tool asks before it runs.</p>
-      ) : (
-        <div class="table-scroll">
-          <table class="rows">
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Who decides</th>
-                <th scope="col">Open for (minutes)</th>
-                <th scope="col">Changed</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((p) => (
-                <PolicyRow
-                  key={`${p.tool}:${p.version}`}
-                  policy={p}
-                  onSaved={(done) => {
-                    setSaved(done);
-                    list.reload();
-                  }}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <LoadedRows
+        rows={list.data?.data}
+        error={list.error}
+        what="policies"
+        empty="No tool asks before it runs."
+      >
+        {(rows) => (
+          <RowsTable
+            columns={[
+              'Tool',
+              'Who decides',
+              'Open for (minutes)',
+              'Changed',
+              { label: 'Actions', hidden: true },
+            ]}
+          >
+            {rows.map((p) => (
+              <PolicyRow
+                key={`${p.tool}:${p.version}`}
+                policy={p}
+                onSaved={(done) => {
+                  setSaved(done);
+                  list.reload();
+                }}
+              />
+            ))}
+          </RowsTable>
+        )}
+      </LoadedRows>
     </section>
   );
 }

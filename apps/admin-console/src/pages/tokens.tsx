@@ -4,6 +4,7 @@ import { StatusBadge } from '../components/badges.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
+import { RowsTable } from '../components/rows.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { useDirectory } from '../components/names.js';
 import { ago, shortId } from '../format.js';
@@ -132,55 +133,48 @@ function TokenTable(props: {
 }) {
   if (props.rows.length === 0) return <p class="empty">{props.empty}</p>;
   return (
-    <div class="table-scroll">
-      <table class="rows">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Person</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((t) => (
-            <tr key={t.id}>
-              <td data-label="Name">
-                <strong>{t.client_name ?? t.name}</strong>
-                <div class="muted small">
-                  <code>{t.token_prefix}…</code> · created {ago(t.created_at)}
-                </div>
-              </td>
-              <td data-label="Person">{props.owner(t)}</td>
-              <td data-label="Scopes" class="small">
-                {t.scopes.join(', ')}
-              </td>
-              <td data-label="Last used">
-                {t.last_used_at ? <Ago iso={t.last_used_at} /> : <span class="muted">never</span>}
-              </td>
-              <td data-label="Status">
-                <StatusBadge status={t.status} />
-              </td>
-              <td data-label="">
-                {t.status === 'active' ? (
-                  <button
-                    type="button"
-                    class="danger"
-                    onClick={() => props.onRevoke(t)}
-                    aria-label={`Revoke ${t.client_name ?? t.name}`}
-                  >
-                    Revoke
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RowsTable
+      columns={[
+        'Name',
+        'Person',
+        'Scopes',
+        'Last used',
+        'Status',
+        { label: 'Actions', hidden: true },
+      ]}
+    >
+      {props.rows.map((t) => (
+        <tr key={t.id}>
+          <td data-label="Name">
+            <strong>{t.client_name ?? t.name}</strong>
+            <div class="muted small">
+              <code>{t.token_prefix}…</code> · created {ago(t.created_at)}
+            </div>
+          </td>
+          <td data-label="Person">{props.owner(t)}</td>
+          <td data-label="Scopes" class="small">
+            {t.scopes.join(', ')}
+          </td>
+          <td data-label="Last used">
+            {t.last_used_at ? <Ago iso={t.last_used_at} /> : <span class="muted">never</span>}
+          </td>
+          <td data-label="Status">
+            <StatusBadge status={t.status} />
+          </td>
+          <td data-label="">
+            {t.status === 'active' ? (
+              <button
+                type="button"
+                class="danger"
+                onClick={() => props.onRevoke(t)}
+                aria-label={`Revoke ${t.client_name ?? t.name}`}
+              >
+                Revoke
+              </button>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </RowsTable>
   );
 }
