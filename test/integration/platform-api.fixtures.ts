@@ -153,6 +153,105 @@ export async function findAccount(t: TestServer, name: string, token = 'owner'):
   return found;
 }
 
+/** A refusal as the API answers it: `status` and the error envelope (`details` only when given). */
+export function apiError(
+  status: number,
+  code: string,
+  message: string,
+  details?: unknown,
+): ApiResult {
+  return {
+    status,
+    body: { error: { code, message, ...(details === undefined ? {} : { details }) } },
+  };
+}
+
+/**
+ * The answer to a create or change whose `field` another record of the organisation already
+ * holds: 409 with `code` (CONFLICT for an external reference, DUPLICATE_ERROR for a natural key)
+ * and `message`, the field named in the details. Compare a whole {@link ApiResult} with it.
+ */
+export function alreadyUsed(
+  code: 'CONFLICT' | 'DUPLICATE_ERROR',
+  field: string,
+  message: string,
+): ApiResult {
+  return apiError(409, code, message, [{ field, message: 'is already used in this organisation' }]);
+}
+
+/**
+ * Asserts a 422 VALIDATION_ERROR whose details are exactly `details`: in that order, or in any
+ * order (`'any order'`, for the failures one request collects from several fields).
+ */
+export function expectInvalid(
+  r: ApiResult,
+  details: { field: string; message: string }[],
+  order: 'in order' | 'any order' = 'in order',
+): void {
+  const key = (d: { field: string; message: string }): string => `${d.field}\n${d.message}`;
+  const sorted = (ds: Json): Json =>
+    order === 'in order' || !Array.isArray(ds)
+      ? ds
+      : [...ds].sort((a, b) => byText(key(a), key(b)));
+  expect({
+    status: r.status,
+    code: r.body?.error?.code,
+    details: sorted(r.body?.error?.details),
+  }).toEqual({ status: 422, code: 'VALIDATION_ERROR', details: sorted(details) });
+}
+
+/**
+ * Deletes `${collection}/${id}` as the owner and asserts the documented answer (`dto`-shaped
+ * `{id, deleted: true}`) and that the record is gone (GET is 404).
+ */
+export async function expectDeleted(
+  t: TestServer,
+  collection: string,
+  id: string,
+  dto: string,
+): Promise<void> {
+  const r = await call(t, 'DELETE', `${collection}/${id}`);
+  expect(r.status).toBe(200);
+  expect(matchesSchema(dto, r.body)).toEqual([]);
+  expect(r.body).toEqual({ id, deleted: true });
+  expect((await call(t, 'GET', `${collection}/${id}`)).status).toBe(404);
+}
+
+/**
+ * Walks `path` `limit` rows a page and asserts that it met every row of Acme's `table` once, in
+ * as many pages as that takes; returns the rows.
+ */
+export async function expectWalksAcme(
+  t: TestServer,
+  path: string,
+  table: string,
+  limit: number,
+): Promise<Json[]> {
+  const total = await countRows(
+    t,
+    table,
+    `organization_id = (SELECT id FROM organizations WHERE slug = 'acme')`,
+  );
+  const { rows, pages } = await walk(t, path, limit);
+  expect(rows).toHaveLength(total);
+  expect(new Set(rows.map((r) => r.id)).size).toBe(total);
+  expect(pages).toBe(Math.ceil(total / limit));
+  return rows;
+}
+
+/** The audit events about `resourceId` (of `resourceType`, when given), newest first. */
+export async function auditFor(
+  t: TestServer,
+  resourceId: string,
+  resourceType?: string,
+): Promise<Json[]> {
+  const query = new URLSearchParams({
+    ...(resourceType === undefined ? {} : { resource_type: resourceType }),
+    resource_id: resourceId,
+  });
+  return (await call(t, 'GET', `/v1/audit-events?${query}`)).body.data;
+}
+
 /** Walks every page of a list endpoint, returning all rows and the number of pages. */
 export async function walk(
   t: TestServer,
