@@ -24,6 +24,7 @@ import {
   type ConfirmingPeerKind,
   type SqlClient,
   type ElicitAnswer,
+  type ModernOptions,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
 
@@ -61,15 +62,33 @@ async function expectPortalUserUntouched(id: string): Promise<void> {
   expect(await auditEvents(t, { action: 'portal_user.deleted', resource_id: id })).toEqual([]);
 }
 
+/** The owner's 2026-07-28 delete of portal user `id`; `retry` adds the MRTR retry members. */
+function deletePortalUser(
+  id: string,
+  retry: { requestState?: string; inputResponses?: unknown } = {},
+  options: ModernOptions = {},
+): Promise<WireResponse> {
+  return modernToolCall(t.url, owner, 'delete_portal_user', { id }, retry, options);
+}
+
+/** The owner's answer (`accept` unless said) to the question `asked` about deleting `id`. */
+function answerDelete(
+  id: string,
+  asked: { key: string; requestState: string },
+  action?: 'accept' | 'decline',
+): Promise<WireResponse> {
+  return answerToolCall(t.url, owner, 'delete_portal_user', { id }, asked, action);
+}
+
 async function askDelete(id: string): Promise<ReturnType<typeof askedOf>> {
-  const res = await modernToolCall(t.url, owner, 'delete_portal_user', { id });
+  const res = await deletePortalUser(id);
   expect(res.status).toBe(200);
   return askedOf(res);
 }
 
-function expectRpcError(res: WireResponse, code: number): void {
-  expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code } });
-  expect(res.body).not.toHaveProperty('result');
+function expectRpcError(res: WireResponse, code: number, what?: string): void {
+  expect(res.body, what).toMatchObject({ jsonrpc: '2.0', error: { code } });
+  expect(res.body, what).not.toHaveProperty('result');
 }
 
 function expectToolError(res: WireResponse, code: string): Json {
@@ -297,7 +316,7 @@ describe('the question names the record, sanitised', () => {
 describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
   it('the first call asks: input_required with one form elicitation (boolean confirm, required) and a requestState; nothing runs', async () => {
     const user = await createPortalUser(t, 'Raw Ask');
-    const res = await modernToolCall(t.url, owner, 'delete_portal_user', { id: user.id });
+    const res = await deletePortalUser(user.id);
     expect(res.status).toBe(200);
     const result: Json = res.body.result;
     expect(result.resultType).toBe('input_required');
@@ -329,13 +348,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     const { key, requestState } = await askDelete(user.id);
     const confirmationId = confirmationIdOf(requestState);
 
-    const done = await answerToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
-      { key, requestState },
-    );
+    const done = await answerDelete(user.id, { key, requestState });
     expect(done.status).toBe(200);
     expect(done.body.result).toMatchObject({
       resultType: 'complete',
@@ -349,14 +362,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
       { requestState, inputResponses: answer(key, 'decline') },
       { requestState },
     ]) {
-      const again = await modernToolCall(
-        t.url,
-        owner,
-        'delete_portal_user',
-        { id: user.id },
-        retry,
-      );
-      expectToolError(again, 'confirmation_replayed');
+      expectToolError(await deletePortalUser(user.id, retry), 'confirmation_replayed');
     }
     expect(await ledgerStatus(sql, confirmationId)).toBe('consumed');
     expect(
@@ -367,23 +373,8 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
   it('a declined requestState presented again → confirmation_replayed (accept cannot resurrect it)', async () => {
     const user = await createPortalUser(t, 'Raw Decline');
     const { key, requestState } = await askDelete(user.id);
-    const declined = await answerToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
-      { key, requestState },
-      'decline',
-    );
-    expectToolError(declined, 'USER_DECLINED');
-    const again = await answerToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
-      { key, requestState },
-    );
-    expectToolError(again, 'confirmation_replayed');
+    expectToolError(await answerDelete(user.id, { key, requestState }, 'decline'), 'USER_DECLINED');
+    expectToolError(await answerDelete(user.id, { key, requestState }), 'confirmation_replayed');
     expect(await ledgerStatus(sql, confirmationIdOf(requestState))).toBe('declined');
     await expectPortalUserUntouched(user.id);
   });
@@ -403,8 +394,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
       { requestState: `${requestState}x`, inputResponses: answer(key, 'accept') },
       { requestState: 'not-a-state', inputResponses: answer(key, 'accept') },
     ]) {
-      const res = await modernToolCall(t.url, owner, 'delete_portal_user', { id: user.id }, retry);
-      expectRpcError(res, -32602);
+      expectRpcError(await deletePortalUser(user.id, retry), -32602);
     }
     expect(await ledgerStatus(sql, confirmationIdOf(requestState))).toBe('pending');
     await expectPortalUserUntouched(user.id);
@@ -415,37 +405,12 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     const b = await createPortalUser(t, 'Raw Foreign B');
     const askedA = await askDelete(a.id);
     const askedB = await askDelete(b.id);
-    const accept = answer(askedA.key, 'accept');
+    const retryA = {
+      requestState: askedA.requestState,
+      inputResponses: answer(askedA.key, 'accept'),
+    };
 
-    // State asked for A, presented to delete B.
-    expectRpcError(
-      await modernToolCall(
-        t.url,
-        owner,
-        'delete_portal_user',
-        { id: b.id },
-        {
-          requestState: askedA.requestState,
-          inputResponses: accept,
-        },
-      ),
-      -32602,
-    );
-    // Same arguments, another destructive tool.
-    expectRpcError(
-      await modernToolCall(
-        t.url,
-        owner,
-        'delete_account',
-        { id: a.id },
-        {
-          requestState: askedA.requestState,
-          inputResponses: accept,
-        },
-      ),
-      -32602,
-    );
-    // Same person and call, another token (a fresh personal token of the owner, all scopes).
+    // Another token: a fresh personal token of the owner, with all the scopes the call needs.
     const created = await t.request('/v1/tokens', {
       method: 'POST',
       token: 'owner',
@@ -457,19 +422,14 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     expect(created.status).toBe(201);
     const createdToken: Json = await created.json();
     const secondToken: string = createdToken.secret;
-    expectRpcError(
-      await modernToolCall(
-        t.url,
-        secondToken,
-        'delete_portal_user',
-        { id: a.id },
-        {
-          requestState: askedA.requestState,
-          inputResponses: accept,
-        },
-      ),
-      -32602,
-    );
+    for (const [presented, token, tool, id] of [
+      ['state asked for A, presented to delete B', owner, 'delete_portal_user', b.id],
+      ['same arguments, another destructive tool', owner, 'delete_account', a.id],
+      ['same person and call, another token', secondToken, 'delete_portal_user', a.id],
+    ] as const) {
+      const res = await modernToolCall(t.url, token, tool, { id }, retryA);
+      expectRpcError(res, -32602, presented);
+    }
 
     for (const asked of [askedA, askedB])
       expect(await ledgerStatus(sql, confirmationIdOf(asked.requestState))).toBe('pending');
@@ -493,11 +453,8 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     const user = await createPortalUser(t, 'Raw Missing');
     const first = await askDelete(user.id);
     const inputResponses = make(first.key);
-    const res = await modernToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
+    const res = await deletePortalUser(
+      user.id,
       inputResponses === undefined
         ? { requestState: first.requestState }
         : { requestState: first.requestState, inputResponses },
@@ -520,13 +477,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
       [confirmationId],
     );
 
-    const res = await answerToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
-      { key, requestState },
-    );
+    const res = await answerDelete(user.id, { key, requestState });
     const fresh = askedOf(res);
     expect(confirmationIdOf(fresh.requestState)).not.toBe(confirmationId);
     expect(await ledgerStatus(sql, confirmationId)).toBe('expired');
@@ -534,7 +485,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     await expectPortalUserUntouched(user.id);
 
     // The fresh question works as any other.
-    const done = await answerToolCall(t.url, owner, 'delete_portal_user', { id: user.id }, fresh);
+    const done = await answerDelete(user.id, fresh);
     expect(done.body.result).toMatchObject({
       resultType: 'complete',
       structuredContent: { deleted: true },
@@ -574,16 +525,7 @@ describe('clients that cannot confirm → isError confirmation_required; nothing
   ])('raw 2026-07-28 with %s', async (_label, capabilities) => {
     const user = await createPortalUser(t, 'No Form');
     const rowsBefore = await ledgerCount(sql);
-    const res = await modernToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
-      {},
-      {
-        capabilities,
-      },
-    );
+    const res = await deletePortalUser(user.id, {}, { capabilities });
     expectToolError(res, 'confirmation_required');
     expect(res.body.result).not.toHaveProperty('inputRequests');
     expect(res.body.result).not.toHaveProperty('requestState');
@@ -659,13 +601,7 @@ describe('the target vanished between the question and the answer', () => {
     });
     expect(removed.status).toBe(200);
 
-    const res = await answerToolCall(
-      t.url,
-      owner,
-      'delete_portal_user',
-      { id: user.id },
-      { key, requestState },
-    );
+    const res = await answerDelete(user.id, { key, requestState });
     expectToolError(res, 'NOT_FOUND');
     const events = (await auditEvents(t, { resource_id: user.id })).filter(
       (e) => e.action !== 'portal_user.created',
@@ -725,7 +661,7 @@ describe('nothing is asked about a record the caller cannot see', () => {
     ).json();
     const foreign: string = page.data[0].id;
     const rowsBefore = await ledgerCount(sql);
-    const res = await modernToolCall(t.url, owner, 'delete_portal_user', { id: foreign });
+    const res = await deletePortalUser(foreign);
     expectToolError(res, 'NOT_FOUND');
     expect(res.body.result).not.toHaveProperty('inputRequests');
     expect(await ledgerCount(sql)).toBe(rowsBefore);
@@ -735,7 +671,7 @@ describe('nothing is asked about a record the caller cannot see', () => {
 
   it('a malformed id → isError VALIDATION_ERROR naming the field; no ledger row', async () => {
     const rowsBefore = await ledgerCount(sql);
-    const res = await modernToolCall(t.url, owner, 'delete_portal_user', { id: 'not-a-uuid' });
+    const res = await deletePortalUser('not-a-uuid');
     const result = expectToolError(res, 'VALIDATION_ERROR');
     expect(textJsonOf(result).error.details).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'id' })]),
