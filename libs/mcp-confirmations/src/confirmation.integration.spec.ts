@@ -9,7 +9,7 @@ import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
 import { AppConfig, ConfigModule } from '@app/config';
 import { DatabaseModule, dataSourceOptions } from '@app/database';
 import { RequestContext, type CallerContext } from '@app/identity';
-import { createTestDatabase, type TestDatabase } from '@app/testing';
+import { createTestDatabase, testPrincipal, type TestDatabase } from '@app/testing';
 import { argumentsDigest } from '@app/common';
 import { ConfirmationEvents } from './confirmation-events.js';
 import { ConfirmationLedger } from './confirmation.ledger.js';
@@ -25,6 +25,8 @@ import { RequestStateCodec } from './request-state.codec.js';
 
 const KEYS = [randomBytes(32).toString('hex')];
 const ARGS = { id: 'f0a1c2d3-0000-4000-8000-000000000001' };
+/** What the questions here are about, unless a test says otherwise: deleting portal user ARGS.id. */
+const ABOUT = { tool: 'delete_portal_user', targetType: 'portal_user', targetId: ARGS.id };
 
 interface Principal {
   organizationId: string;
@@ -116,22 +118,16 @@ function callerOf(
   requestId = `req-${randomBytes(4).toString('hex')}`,
 ): CallerContext {
   return {
-    principal: {
-      tokenId: p.tokenId,
-      tokenKind: 'personal',
+    principal: testPrincipal({
+      ...p,
       tokenName: 'agent',
       scopes: ['portal_users:write'],
-      expiresAt: null,
       clientName: 'claude-code',
-      audience: null,
-      dpopJkt: null,
-      organizationId: p.organizationId,
       organizationSlug: 'org',
-      userId: p.userId,
       userEmail: 'olivia@acme.test',
       userName: 'Olivia',
       membership: null,
-    },
+    }),
     channel: 'mcp',
     clientName: 'claude-code',
     confirmationId: null,
@@ -143,10 +139,8 @@ function askInput(p: Principal, over: Partial<AskInput> = {}): AskInput {
   const requestId = `req-${randomBytes(4).toString('hex')}`;
   return {
     ...p,
-    tool: 'delete_portal_user',
+    ...ABOUT,
     args: ARGS,
-    targetType: 'portal_user',
-    targetId: ARGS.id,
     message: 'Delete portal user Ana Souza <ana@example.com>? This cannot be undone.',
     protocolVersion: '2026-07-28',
     clientName: 'claude-code',
@@ -164,6 +158,26 @@ function bindingOf(p: Principal, over: Partial<RedeemBinding> = {}): RedeemBindi
     args: ARGS,
     policyVersion: 0,
     caller: callerOf(p),
+    ...over,
+  };
+}
+
+/** A row for the ledger alone (no service, no audit event): `p`'s form question, a minute long. */
+function ledgerRow(
+  p: Principal,
+  over: Partial<Parameters<ConfirmationLedger['create']>[0]> = {},
+): Parameters<ConfirmationLedger['create']>[0] {
+  return {
+    ...p,
+    ...ABOUT,
+    argumentsDigest: argumentsDigest(ARGS),
+    message: 'Delete portal user?',
+    protocolVersion: '2026-07-28',
+    clientName: null,
+    requestId: 'req-table',
+    ttlSeconds: 60,
+    mode: 'form',
+    policyVersion: 0,
     ...over,
   };
 }
@@ -189,6 +203,11 @@ function eventsAbout(ds: DataSource, confirmationId: string): Promise<EventRow[]
     [confirmationId],
   );
 }
+
+/** The audit chains a confirmation ends with: used once, declined, or left to lapse. */
+const CONSUMED = ['confirmation.requested', 'confirmation.confirmed', 'confirmation.executed'];
+const DECLINED = ['confirmation.requested', 'confirmation.declined'];
+const EXPIRED = ['confirmation.requested', 'confirmation.expired'];
 
 async function actionsAbout(ds: DataSource, confirmationId: string): Promise<string[]> {
   return (await eventsAbout(ds, confirmationId)).map((e) => e.action);
@@ -273,6 +292,26 @@ describe('confirmation ledger and service on a real database', () => {
     await db?.dispose();
   });
 
+  /**
+   * Presents `requestState` with `binding` in turn on each replica named, with each answer (or
+   * without one: `inspect`), and asserts that every presentation comes to `expected`.
+   */
+  async function expectPresentations(
+    requestState: string,
+    binding: RedeemBinding,
+    expected: RedeemOutcome,
+    presentations: Array<['a' | 'b', 'accept' | 'decline' | 'inspect']>,
+  ): Promise<void> {
+    for (const [name, answer] of presentations) {
+      const { service } = name === 'a' ? a : b;
+      const outcome =
+        answer === 'inspect'
+          ? await service.inspect(requestState, binding)
+          : await service.redeem(requestState, binding, answer);
+      expect(outcome, `${answer} on ${name}`).toEqual(expected);
+    }
+  }
+
   it('ask records a pending row bound to the caller, the tool and the arguments digest', async () => {
     const input = askInput(principal);
     const asked = await a.service.ask(input);
@@ -280,10 +319,8 @@ describe('confirmation ledger and service on a real database', () => {
     expect(row).toMatchObject({
       id: asked.confirmationId,
       ...principal,
-      tool: 'delete_portal_user',
+      ...ABOUT,
       argumentsDigest: argumentsDigest(ARGS),
-      targetType: 'portal_user',
-      targetId: ARGS.id,
       message: input.message,
       status: 'pending',
       protocolVersion: '2026-07-28',
@@ -333,29 +370,15 @@ describe('confirmation ledger and service on a real database', () => {
     expect(after.status).toBe('consumed');
     expect(after.decided_at).toBeInstanceOf(Date);
 
-    expect(await a.service.redeem(requestState, binding, 'accept')).toEqual({
-      kind: 'replayed',
-      confirmationId,
-    });
-    expect(await b.service.redeem(requestState, binding, 'accept')).toEqual({
-      kind: 'replayed',
-      confirmationId,
-    });
-    expect(await b.service.redeem(requestState, binding, 'decline')).toEqual({
-      kind: 'replayed',
-      confirmationId,
-    });
-    expect(await b.service.inspect(requestState, binding)).toEqual({
-      kind: 'replayed',
-      confirmationId,
-    });
+    await expectPresentations(requestState, binding, { kind: 'replayed', confirmationId }, [
+      ['a', 'accept'],
+      ['b', 'accept'],
+      ['b', 'decline'],
+      ['b', 'inspect'],
+    ]);
     expect((await statusOf(a.ds, confirmationId)).status).toBe('consumed');
     // The form's yes and its use, once, whatever was presented after.
-    expect(await actionsAbout(a.ds, confirmationId)).toEqual([
-      'confirmation.requested',
-      'confirmation.confirmed',
-      'confirmation.executed',
-    ]);
+    expect(await actionsAbout(a.ds, confirmationId)).toEqual(CONSUMED);
   });
 
   it('decline → declined, the row closed; presented again → replayed, and it can no longer be accepted', async () => {
@@ -368,20 +391,13 @@ describe('confirmation ledger and service on a real database', () => {
     const after = await statusOf(a.ds, confirmationId);
     expect(after).toMatchObject({ status: 'declined' });
     expect(after.decided_at).toBeInstanceOf(Date);
-    expect(await b.service.redeem(requestState, binding, 'accept')).toEqual({
-      kind: 'replayed',
-      confirmationId,
-    });
-    expect(await b.service.redeem(requestState, binding, 'decline')).toEqual({
-      kind: 'replayed',
-      confirmationId,
-    });
+    await expectPresentations(requestState, binding, { kind: 'replayed', confirmationId }, [
+      ['b', 'accept'],
+      ['b', 'decline'],
+    ]);
     expect((await statusOf(a.ds, confirmationId)).status).toBe('declined');
     const events = await eventsAbout(a.ds, confirmationId);
-    expect(events.map((e) => e.action)).toEqual([
-      'confirmation.requested',
-      'confirmation.declined',
-    ]);
+    expect(events.map((e) => e.action)).toEqual(DECLINED);
     expect(events[1]).toMatchObject({
       actor_user_id: principal.userId,
       client_name: 'claude-code',
@@ -391,34 +407,22 @@ describe('confirmation ledger and service on a real database', () => {
 
   it('a row lapsed in the database → expired (marked so, not decided), whatever the answer', async () => {
     const { requestState, confirmationId } = await a.service.ask(askInput(principal));
-    await a.ds.query(
-      `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second'
-        WHERE id = $1`,
-      [confirmationId],
-    );
+    await markLapsed(a.ds, confirmationId);
     const binding = bindingOf(principal);
     expect(await a.service.redeem(requestState, binding, 'accept')).toEqual({
       kind: 'expired',
       confirmationId,
     });
     expect(await statusOf(a.ds, confirmationId)).toEqual({ status: 'expired', decided_at: null });
-    expect(await b.service.redeem(requestState, binding, 'decline')).toEqual({
-      kind: 'expired',
-      confirmationId,
-    });
-    expect(await b.service.inspect(requestState, binding)).toEqual({
-      kind: 'expired',
-      confirmationId,
-    });
+    await expectPresentations(requestState, binding, { kind: 'expired', confirmationId }, [
+      ['b', 'decline'],
+      ['b', 'inspect'],
+    ]);
     expect((await statusOf(a.ds, confirmationId)).status).toBe('expired');
 
     // Lapsed and still pending, seen without an answer: expired too, and marked.
     const second = await a.service.ask(askInput(principal));
-    await a.ds.query(
-      `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second'
-        WHERE id = $1`,
-      [second.confirmationId],
-    );
+    await markLapsed(a.ds, second.confirmationId);
     expect(await a.service.inspect(second.requestState, binding)).toEqual({
       kind: 'expired',
       confirmationId: second.confirmationId,
@@ -427,10 +431,7 @@ describe('confirmation ledger and service on a real database', () => {
     // Closed once each, by whichever presentation found it lapsed first.
     for (const id of [confirmationId, second.confirmationId]) {
       const events = await eventsAbout(a.ds, id);
-      expect(events.map((e) => e.action)).toEqual([
-        'confirmation.requested',
-        'confirmation.expired',
-      ]);
+      expect(events.map((e) => e.action)).toEqual(EXPIRED);
       expect(events[1]?.changes).toMatchObject({
         status: { before: 'pending', after: 'expired' },
         reason: { after: 'not answered before it expired' },
@@ -451,10 +452,7 @@ describe('confirmation ledger and service on a real database', () => {
         }),
       );
       expect(tally(outcomes)).toEqual({ expired: 20 });
-      expect(await actionsAbout(a.ds, confirmationId)).toEqual([
-        'confirmation.requested',
-        'confirmation.expired',
-      ]);
+      expect(await actionsAbout(a.ds, confirmationId)).toEqual(EXPIRED);
     }
   });
 
@@ -470,10 +468,7 @@ describe('confirmation ledger and service on a real database', () => {
       confirmationId,
     });
     expect(await statusOf(a.ds, confirmationId)).toEqual({ status: 'expired', decided_at: null });
-    expect(await actionsAbout(a.ds, confirmationId)).toEqual([
-      'confirmation.requested',
-      'confirmation.expired',
-    ]);
+    expect(await actionsAbout(a.ds, confirmationId)).toEqual(EXPIRED);
   });
 
   it('another token, person, organisation, tool or arguments → tampered, and the row stays pending', async () => {
@@ -482,28 +477,25 @@ describe('confirmation ledger and service on a real database', () => {
     const colleague = await seedPrincipal(a.ds, principal.organizationId);
     const stranger = await seedPrincipal(a.ds);
 
-    const attempts: Array<[RedeemBinding, string]> = [
-      [bindingOf({ ...principal, tokenId: otherToken }), 'other_token'],
-      [bindingOf({ ...principal, userId: colleague.userId }), 'other_user'],
-      [bindingOf(colleague), 'other_token'],
-      [bindingOf(stranger), 'other_organization'],
-      [bindingOf(principal, { tool: 'delete_account' }), 'other_tool'],
+    const attempts: Array<[RedeemBinding, Extract<RedeemOutcome, { kind: 'tampered' }>['reason']]> =
       [
-        bindingOf(principal, { args: { id: 'f0a1c2d3-0000-4000-8000-000000000002' } }),
-        'other_arguments',
-      ],
-      [bindingOf(principal, { args: { ...ARGS, hard: true } }), 'other_arguments'],
-    ];
+        [bindingOf({ ...principal, tokenId: otherToken }), 'other_token'],
+        [bindingOf({ ...principal, userId: colleague.userId }), 'other_user'],
+        [bindingOf(colleague), 'other_token'],
+        [bindingOf(stranger), 'other_organization'],
+        [bindingOf(principal, { tool: 'delete_account' }), 'other_tool'],
+        [
+          bindingOf(principal, { args: { id: 'f0a1c2d3-0000-4000-8000-000000000002' } }),
+          'other_arguments',
+        ],
+        [bindingOf(principal, { args: { ...ARGS, hard: true } }), 'other_arguments'],
+      ];
     for (const [binding, reason] of attempts) {
-      expect(await a.service.redeem(requestState, binding, 'accept')).toEqual({
-        kind: 'tampered',
-        reason,
-      });
-      expect(await b.service.redeem(requestState, binding, 'decline')).toEqual({
-        kind: 'tampered',
-        reason,
-      });
-      expect(await b.service.inspect(requestState, binding)).toEqual({ kind: 'tampered', reason });
+      await expectPresentations(requestState, binding, { kind: 'tampered', reason }, [
+        ['a', 'accept'],
+        ['b', 'decline'],
+        ['b', 'inspect'],
+      ]);
     }
     expect(await statusOf(a.ds, confirmationId)).toEqual({ status: 'pending', decided_at: null });
     // Refused before the ledger: nothing about it was audited but the question.
@@ -516,20 +508,14 @@ describe('confirmation ledger and service on a real database', () => {
   });
 
   it('the ledger itself refuses a row bound to something else (defence in depth below the MAC)', async () => {
-    const row = await a.ledger.create({
-      ...principal,
-      tool: 'delete_account',
-      argumentsDigest: argumentsDigest(ARGS),
-      targetType: 'account',
-      targetId: ARGS.id,
-      message: 'Delete account?',
-      protocolVersion: '2026-07-28',
-      clientName: null,
-      requestId: 'req-x',
-      ttlSeconds: 60,
-      mode: 'form',
-      policyVersion: 0,
-    });
+    const row = await a.ledger.create(
+      ledgerRow(principal, {
+        tool: 'delete_account',
+        targetType: 'account',
+        message: 'Delete account?',
+        requestId: 'req-x',
+      }),
+    );
     const wrong = {
       ...principal,
       tool: 'delete_portal_user',
@@ -557,11 +543,7 @@ describe('confirmation ledger and service on a real database', () => {
         outcomes.every((o) => 'confirmationId' in o && o.confirmationId === confirmationId),
       ).toBe(true);
       expect((await statusOf(a.ds, confirmationId)).status).toBe('consumed');
-      expect(await actionsAbout(a.ds, confirmationId)).toEqual([
-        'confirmation.requested',
-        'confirmation.confirmed',
-        'confirmation.executed',
-      ]);
+      expect(await actionsAbout(a.ds, confirmationId)).toEqual(CONSUMED);
     }
   });
 
@@ -583,9 +565,7 @@ describe('confirmation ledger and service on a real database', () => {
     const winner = outcomes.find((o) => o.kind === 'consumed' || o.kind === 'declined');
     expect((await statusOf(a.ds, confirmationId)).status).toBe(winner?.kind);
     expect(await actionsAbout(a.ds, confirmationId)).toEqual(
-      winner?.kind === 'consumed'
-        ? ['confirmation.requested', 'confirmation.confirmed', 'confirmation.executed']
-        : ['confirmation.requested', 'confirmation.declined'],
+      winner?.kind === 'consumed' ? CONSUMED : DECLINED,
     );
   });
 
@@ -625,20 +605,7 @@ describe('confirmation ledger and service on a real database', () => {
   it('the table enforces its vocabulary and follows its organisation', async () => {
     const owner = await seedPrincipal(a.ds);
     // The ledger alone (no audit event): an organisation with an audit trail is never deleted.
-    const { id: confirmationId } = await a.ledger.create({
-      ...owner,
-      tool: 'delete_portal_user',
-      argumentsDigest: argumentsDigest(ARGS),
-      targetType: 'portal_user',
-      targetId: ARGS.id,
-      message: 'Delete portal user?',
-      protocolVersion: '2026-07-28',
-      clientName: null,
-      requestId: 'req-table',
-      ttlSeconds: 60,
-      mode: 'form',
-      policyVersion: 0,
-    });
+    const { id: confirmationId } = await a.ledger.create(ledgerRow(owner));
     await expect(
       a.ds.query(`UPDATE mcp_confirmations SET status = 'approved' WHERE id = $1`, [
         confirmationId,
@@ -673,11 +640,7 @@ describe('confirmation ledger and service on a real database', () => {
         kind: 'consumed',
         confirmationId,
       });
-      expect(await actionsAbout(a.ds, confirmationId)).toEqual([
-        'confirmation.requested',
-        'confirmation.confirmed',
-        'confirmation.executed',
-      ]);
+      expect(await actionsAbout(a.ds, confirmationId)).toEqual(CONSUMED);
     } finally {
       await moduleRef.close();
     }
