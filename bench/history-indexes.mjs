@@ -9,16 +9,12 @@
 // 50 cursors deep (BENCH_HISTORY_PER, 5 per round), the insert cost of 100-row batches, and rolls
 // back. Prints a Markdown table, the index sizes, and the key lines of each statement's
 // EXPLAIN (ANALYZE, BUFFERS) in both states. docs/benchmarks.md ("History indexes") has a run.
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import * as history from './lib/history.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = (p) => join(root, 'dist/libs', p);
-const { toolCallsListQuery, toolCallSeriesQuery } = await import(dist('mcp-history/src/index.js'));
-const { auditEventsListQuery } = await import(dist('audit-trail/src/index.js'));
-const { confirmationsListQuery } = await import(dist('mcp-confirmations/src/index.js'));
+const { DAYS, dist, loadToolCalls, ORGS, pct, root, statements } = history;
 const { createPartitionsCovering, PARTITIONED_TABLES } = await import(
   dist('database/src/index.js')
 );
@@ -34,8 +30,6 @@ const PER = Number(process.env.BENCH_HISTORY_PER ?? 5);
 const only = process.env.BENCH_HISTORY_ONLY
   ? new RegExp(process.env.BENCH_HISTORY_ONLY)
   : undefined;
-const ORGS = 100;
-const DAYS = 60;
 const CHUNK = 500_000;
 if (!process.env.DATABASE_URL) {
   process.stderr.write('bench/history-indexes.mjs needs DATABASE_URL (real Postgres)\n');
@@ -66,22 +60,12 @@ try {
     `CREATE TABLE bench_orgs AS SELECT row_number() OVER () - 1 AS n, id FROM organizations`,
   );
   const t = Date.now();
-  for (let done = 0; done < CALLS; done += CHUNK) {
-    const n = Math.min(CHUNK, CALLS - done);
-    await run(
-      `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
-                                   status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
-       SELECT gen_random_uuid(), o.id, md5('token-' || (i % 4000))::uuid, md5('user-' || (i % 2000))::uuid,
-              'tool_' || (i % 12), 'client-' || (i % 4), '2026-07-28', '2026-07-28',
-              CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
-              i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,
-              $2::timestamptz - ((i::float8 / $3) * interval '${DAYS} days')
-         FROM generate_series($1::bigint, $1::bigint + $4 - 1) i
-         JOIN bench_orgs o ON o.n = i % ${ORGS}`,
-      [done, now.toISOString(), CALLS, n],
-    );
-    log(`calls ${done + n} ${(Date.now() - t) / 1000}s`);
-  }
+  await loadToolCalls(run, {
+    calls: CALLS,
+    chunk: CHUNK,
+    now,
+    progress: (loaded) => log(`calls ${loaded} ${(Date.now() - t) / 1000}s`),
+  });
   for (let done = 0; done < EVENTS; done += CHUNK) {
     const n = Math.min(CHUNK, EVENTS - done);
     await run(
@@ -173,25 +157,17 @@ try {
   ];
   const build = (kind, f, org, after) => {
     const base = { organizationId: org, take: 51, after, ...f };
-    if (kind === 'calls') return toolCallsListQuery(base);
-    if (kind === 'audit') return auditEventsListQuery(base);
-    if (kind === 'conf') return confirmationsListQuery(base);
-    return toolCallSeriesQuery({
+    if (kind === 'calls') return statements.toolCallsListQuery(base);
+    if (kind === 'audit') return statements.auditEventsListQuery(base);
+    if (kind === 'conf') return statements.confirmationsListQuery(base);
+    return statements.toolCallSeriesQuery({
       organizationId: org,
       since: iso(day),
       until: now.toISOString(),
       ...f,
     });
   };
-  const pct = (xs, p) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-  };
-  const timed = async (q) => {
-    const t0 = process.hrtime.bigint();
-    const rows = await run(q.text, q.params);
-    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, rows };
-  };
+  const timed = (q) => history.timed(run, q);
   const summary = (plan) => {
     const lines = plan.map((r) => r['QUERY PLAN']);
     const idx = new Map();

@@ -14,24 +14,18 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import pg from 'pg';
+import * as history from './lib/history.mjs';
 import { writeDocSection } from './lib/report.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = (p) => join(root, 'dist/libs', p);
-const { toolCallsListQuery, toolCallSeriesQuery } = await import(dist('mcp-history/src/index.js'));
-const { auditEventsListQuery } = await import(dist('audit-trail/src/index.js'));
-const { confirmationsListQuery } = await import(dist('mcp-confirmations/src/index.js'));
+const { DAYS, dist, loadToolCalls, ORGS, pct, root, statements } = history;
 const { createPartitionsCovering, EmbeddedPostgres, listPartitions, migrate, PARTITIONED_TABLES } =
   await import(dist('database/src/index.js'));
 const EMBEDDED = process.argv.includes('--embedded');
 
 const CALLS = Number(process.env.BENCH_HISTORY_CALLS ?? 10_000_000);
 const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 2_000_000);
-const ORGS = 100;
-const DAYS = 60;
 const RUNS = Number(process.env.BENCH_HISTORY_RUNS ?? 20);
 const CHUNK = 1_000_000;
 const admin = process.env.DATABASE_URL;
@@ -114,23 +108,12 @@ try {
 
   // The load, in SQL: rows spread over the organisations, 60 days, tools, statuses, people, tokens.
   const loadStart = Date.now();
-  for (let done = 0; done < CALLS; done += CHUNK) {
-    const n = Math.min(CHUNK, CALLS - done);
-    const t0 = Date.now();
-    await run(
-      `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
-                                   status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
-       SELECT gen_random_uuid(), o.id, md5('token-' || (i % 4000))::uuid, md5('user-' || (i % 2000))::uuid,
-              'tool_' || (i % 12), 'client-' || (i % 4), '2026-07-28', '2026-07-28',
-              CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
-              i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,
-              $2::timestamptz - ((i::float8 / $3) * interval '${DAYS} days')
-         FROM generate_series($1::bigint, $1::bigint + $4 - 1) i
-         JOIN bench_orgs o ON o.n = i % ${ORGS}`,
-      [done, now.toISOString(), CALLS, n],
-    );
-    log(`calls ${done + n}/${CALLS} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  }
+  await loadToolCalls(run, {
+    calls: CALLS,
+    chunk: CHUNK,
+    now,
+    progress: (loaded, seconds) => log(`calls ${loaded}/${CALLS} (${seconds.toFixed(1)} s)`),
+  });
   const callsLoadS = (Date.now() - loadStart) / 1000;
   const eventsStart = Date.now();
   for (let done = 0; done < EVENTS; done += CHUNK) {
@@ -156,15 +139,7 @@ try {
   await run('ANALYZE audit_events');
   const fullInsertUs = await insertCost(`insert into the table holding ${CALLS} rows`);
 
-  const timed = async (q) => {
-    const t0 = process.hrtime.bigint();
-    const rows = await run(q.text, q.params);
-    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, rows };
-  };
-  const pct = (xs, p) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-  };
+  const timed = (q) => history.timed(run, q);
   const results = [];
   const measure = async (label, build, deep) => {
     const first = [];
@@ -202,7 +177,7 @@ try {
   };
   const page = 51;
   const call = (extra) => (org, after) =>
-    toolCallsListQuery({ organizationId: org, take: page, after, ...extra });
+    statements.toolCallsListQuery({ organizationId: org, take: page, after, ...extra });
   await measure('calls: no filter', call({}), true);
   await measure('calls: tool', call({ tool: 'tool_3' }), true);
   // A value no row of the organisation has: the page walks all of its history (the worst case).
@@ -226,7 +201,7 @@ try {
     true,
   );
   const event = (extra) => (org, after) =>
-    auditEventsListQuery({ organizationId: org, take: page, after, ...extra });
+    statements.auditEventsListQuery({ organizationId: org, take: page, after, ...extra });
   await measure('audit: no filter', event({}), true);
   await measure('audit: action', event({ action: 'portal_user.deleted' }), true);
   await measure('audit: channel', event({ channel: 'api' }), true);
@@ -243,13 +218,13 @@ try {
   );
   await measure(
     'confirmations: no filter',
-    (org, after) => confirmationsListQuery({ organizationId: org, take: page, after }),
+    (org, after) => statements.confirmationsListQuery({ organizationId: org, take: page, after }),
     false,
   );
   await measure(
     'console: 24-h activity series',
     (org) =>
-      toolCallSeriesQuery({
+      statements.toolCallSeriesQuery({
         organizationId: org,
         since: new Date(now.getTime() - 86_400_000).toISOString(),
         until: now.toISOString(),
