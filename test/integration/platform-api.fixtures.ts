@@ -179,6 +179,9 @@ export function alreadyUsed(
   return apiError(409, code, message, [{ field, message: 'is already used in this organisation' }]);
 }
 
+/** A field failure's sort key, for comparing details in any order. */
+const detailKey = (d: { field: string; message: string }): string => `${d.field}\n${d.message}`;
+
 /**
  * Asserts a 422 VALIDATION_ERROR whose details are exactly `details`: in that order, or in any
  * order (`'any order'`, for the failures one request collects from several fields).
@@ -188,11 +191,10 @@ export function expectInvalid(
   details: { field: string; message: string }[],
   order: 'in order' | 'any order' = 'in order',
 ): void {
-  const key = (d: { field: string; message: string }): string => `${d.field}\n${d.message}`;
   const sorted = (ds: Json): Json =>
     order === 'in order' || !Array.isArray(ds)
       ? ds
-      : [...ds].sort((a, b) => byText(key(a), key(b)));
+      : [...ds].sort((a, b) => byText(detailKey(a), detailKey(b)));
   expect({
     status: r.status,
     code: r.body?.error?.code,
@@ -249,7 +251,7 @@ export async function auditFor(
     ...(resourceType === undefined ? {} : { resource_type: resourceType }),
     resource_id: resourceId,
   });
-  return (await call(t, 'GET', `/v1/audit-events?${query}`)).body.data;
+  return (await call(t, 'GET', `/v1/audit-events?${query.toString()}`)).body.data;
 }
 
 /** Walks every page of a list endpoint, returning all rows and the number of pages. */
