@@ -45,16 +45,19 @@ export function echo(value: string): string {
 }
 
 /**
- * The message of a -32601. A method this server serves in the other era says so and what to send
- * instead: a 2026-only method reached the 2025 era because the request lacked the 2026 headers and
- * `_meta`, which a bare "not found" does not tell the person reading it.
+ * -32601 for a method this era does not serve. A method this server serves in the other era says
+ * so and what to send instead: a 2026-only method reached the 2025 era because the request lacked
+ * the 2026 headers and `_meta`, which a bare "not found" does not tell the person reading it.
  */
-export function methodNotFoundMessage(
+export function methodNotFound(
+  to: RequestReplyTo,
   method: string,
   otherEraHints: ReadonlyMap<string, string>,
-): string {
+): Handled {
   const hint = otherEraHints.get(method);
-  return hint === undefined ? `Method not found: ${echo(method)}` : `Method not found: ${hint}`;
+  const message =
+    hint === undefined ? `Method not found: ${echo(method)}` : `Method not found: ${hint}`;
+  return reply.error(to, METHOD_NOT_FOUND, message);
 }
 
 export function methodLabel(method: string): string {

@@ -3,6 +3,7 @@ import { acceptsEventStream } from './http-headers.util.js';
 import { errorBody } from './json-rpc.codec.js';
 import type {
   Era,
+  JsonRpcId,
   McpEndpointOptions,
   McpHandlerOutcome,
   McpHttpRequest,
@@ -43,14 +44,26 @@ export type RenderOutcome<TExtra> = (
   label: string,
 ) => Handled;
 
+/**
+ * One JSON-RPC request as an era serves it: the message, its HTTP request's headers and id, the
+ * caller's `extra`, and the exchange it answers on.
+ */
+export interface EraRequest<TExtra> {
+  id: JsonRpcId;
+  method: string;
+  params: Record<string, unknown> | undefined;
+  headers: McpHttpRequest['headers'];
+  requestId: string;
+  extra: TExtra;
+  exchange: Exchange;
+}
+
 /** One handler call; `render` is the era's (see LegacyEra and ModernEra). */
 export interface HandlerCall<TExtra> {
   route: HandlerRoute<TExtra>;
-  params: Record<string, unknown> | undefined;
+  request: EraRequest<TExtra>;
   ctx: McpRequestContext;
   label: string;
-  requestId: string;
-  extra: TExtra;
   channel: RequestChannel;
   render: RenderOutcome<TExtra>;
 }
@@ -74,14 +87,36 @@ export class HandlerRunner<TExtra> {
   ) {}
 
   /**
+   * The handler's context for a request served in `era` at `protocolVersion`, and its channel;
+   * `client` is what the era knows of the client (2026-07-28: the request's `_meta`; 2025: its
+   * session).
+   */
+  contextFor(
+    era: Era,
+    protocolVersion: string,
+    request: EraRequest<TExtra>,
+    logLevel: LoggingLevel | undefined,
+    client: Pick<McpRequestContext, 'clientInfo' | 'clientCapabilities' | 'meta'>,
+  ): { ctx: McpRequestContext; channel: RequestChannel } {
+    const channel = this.channelFor(era, request, logLevel);
+    const ctx: McpRequestContext = {
+      era,
+      protocolVersion,
+      method: request.method,
+      jsonRpcId: request.id,
+      ...client,
+      channel,
+    };
+    return { ctx, channel };
+  }
+
+  /**
    * The request's channel: it streams only if the client accepts SSE; progress needs the request's
    * `_meta.progressToken` (both eras), log messages a level (see `McpRequestChannel.log`).
    */
-  channelFor(
+  private channelFor(
     era: Era,
-    params: Record<string, unknown> | undefined,
-    headers: McpHttpRequest['headers'],
-    exchange: Exchange,
+    { params, headers, exchange }: EraRequest<TExtra>,
     logLevel: LoggingLevel | undefined,
   ): RequestChannel {
     const meta = params?.[META_FIELD];
@@ -126,10 +161,10 @@ export class HandlerRunner<TExtra> {
   }
 
   private async runOnce(call: HandlerCall<TExtra>): Promise<Handled> {
-    const { route, params, ctx, label } = call;
+    const { route, ctx, label } = call;
     let outcome: McpHandlerOutcome;
     try {
-      outcome = await route.handler(params ?? {}, ctx, call.extra);
+      outcome = await route.handler(call.request.params ?? {}, ctx, call.request.extra);
     } catch (error) {
       return this.thrown(error, call);
     }
@@ -166,12 +201,12 @@ export class HandlerRunner<TExtra> {
   /** Sanitised -32603: the caller learns only the HTTP request id; the log gets the real error. */
   private internalError(error: unknown, call: HandlerCall<TExtra>): Handled {
     const { ctx } = call;
-    this.onInternalError(error, ctx, call.extra);
+    this.onInternalError(error, ctx, call.request.extra);
     return reply.error(
       { era: ctx.era, protocolVersion: ctx.protocolVersion, method: call.label, id: ctx.jsonRpcId },
       INTERNAL_ERROR,
       'Internal error',
-      { data: { requestId: call.requestId } },
+      { data: { requestId: call.request.requestId } },
     );
   }
 }

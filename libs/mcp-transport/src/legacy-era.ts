@@ -15,7 +15,6 @@ import {
   type LegacyProtocolVersion,
   META_FIELD,
   META_SERVER_INFO,
-  METHOD_NOT_FOUND,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp-protocol.constants.js';
 import type { PendingClientRequests } from './pending-client-requests.js';
@@ -32,7 +31,7 @@ import {
   HEADER_SESSION_ID,
   LOGGING_LEVEL_LIST,
   methodLabel,
-  methodNotFoundMessage,
+  methodNotFound,
   reply,
   UNKNOWN,
   type Handled,
@@ -41,6 +40,7 @@ import {
 } from './endpoint-reply.js';
 import {
   requireResultObject,
+  type EraRequest,
   type Exchange,
   type HandlerRoute,
   type HandlerRunner,
@@ -63,7 +63,7 @@ export interface LegacyEraOptions<TExtra> {
   sessionIds: McpSessionIds | undefined;
   pending: PendingClientRequests;
   runner: HandlerRunner<TExtra>;
-  /** Methods served only in the other era → what to send to reach them (see methodNotFoundMessage). */
+  /** Methods served only in the other era → what to send to reach them (see methodNotFound). */
   otherEraHints: ReadonlyMap<string, string>;
 }
 
@@ -88,15 +88,8 @@ export class LegacyEra<TExtra> {
 
   constructor(private readonly options: LegacyEraOptions<TExtra>) {}
 
-  async serve(
-    id: JsonRpcId,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    headers: McpHttpRequest['headers'],
-    requestId: string,
-    extra: TExtra,
-    exchange: Exchange,
-  ): Promise<Handled> {
+  async serve(request: EraRequest<TExtra>): Promise<Handled> {
+    const { id, method, params, headers, exchange } = request;
     const label = methodLabel(method);
     if (method === 'initialize') return this.initialize(id, params, label);
 
@@ -108,10 +101,7 @@ export class LegacyEra<TExtra> {
 
     const to: RequestReplyTo = { era: 'legacy', protocolVersion: version, method: label, id };
     const route = this.options.routes.get(method);
-    if (route === undefined) {
-      const message = methodNotFoundMessage(method, this.options.otherEraHints);
-      return reply.error(to, METHOD_NOT_FOUND, message);
-    }
+    if (route === undefined) return methodNotFound(to, method, this.options.otherEraHints);
     switch (route.kind) {
       case 'ping':
         return reply.result(to, EMPTY_RESULT_JSON);
@@ -127,12 +117,7 @@ export class LegacyEra<TExtra> {
       case 'handler': {
         const { runner } = this.options;
         const logLevel = this.logLevels.get(callerKey(exchange.owner, headers));
-        const channel = runner.channelFor('legacy', params, headers, exchange, logLevel);
-        const ctx: McpRequestContext = {
-          era: 'legacy',
-          protocolVersion: version,
-          method,
-          jsonRpcId: id,
+        const { ctx, channel } = runner.contextFor('legacy', version, request, logLevel, {
           clientInfo,
           // What the session recorded at initialize: URL-mode elicitation on 2025-11-25, or nothing.
           clientCapabilities:
@@ -140,18 +125,15 @@ export class LegacyEra<TExtra> {
               ? { elicitation: { url: {} } }
               : {},
           meta: {},
-          channel,
-        };
+        });
         const key = runningKey(exchange.owner, headers, id);
         this.running.set(key, channel);
         try {
           return await runner.run({
             route,
-            params,
+            request,
             ctx,
             label,
-            requestId,
-            extra,
             channel,
             render: (outcome, _route, c, l) => this.render(outcome, c, l),
           });

@@ -307,7 +307,8 @@ export class McpEndpointService<TExtra> {
       case 'request': {
         const { id, method, params } = message;
         const era = classifyEra(method, params, headers) === 'legacy' ? this.legacy : this.modern;
-        return era.serve(id, method, params, headers, request.requestId, extra, exchange);
+        const { requestId } = request;
+        return era.serve({ id, method, params, headers, requestId, extra, exchange });
       }
       default:
         return unreachable(message);

@@ -3,7 +3,6 @@ import { checkInputRequests } from './client-capability.gate.js';
 import { decodeHeaderValue, trimOws } from './http-headers.util.js';
 import { resultBody } from './json-rpc.codec.js';
 import type {
-  JsonRpcId,
   McpCacheHint,
   McpHandlerOutcome,
   McpHttpRequest,
@@ -18,7 +17,6 @@ import {
   META_FIELD,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
-  METHOD_NOT_FOUND,
   MISSING_REQUIRED_CLIENT_CAPABILITY,
   SUPPORTED_PROTOCOL_VERSIONS,
   UNSUPPORTED_PROTOCOL_VERSION,
@@ -34,7 +32,7 @@ import {
   jsonResponse,
   LOGGING_LEVEL_LIST,
   methodLabel,
-  methodNotFoundMessage,
+  methodNotFound,
   reply,
   UNKNOWN,
   versionLabel,
@@ -43,7 +41,7 @@ import {
 } from './endpoint-reply.js';
 import {
   requireResultObject,
-  type Exchange,
+  type EraRequest,
   type HandlerRoute,
   type HandlerRunner,
 } from './handler-runner.js';
@@ -73,7 +71,7 @@ export interface ModernEraOptions<TExtra> {
   /** `_meta` naming this server, on every result. */
   serverInfoMeta: Readonly<Record<string, unknown>>;
   runner: HandlerRunner<TExtra>;
-  /** Methods served only in the other era → what to send to reach them (see methodNotFoundMessage). */
+  /** Methods served only in the other era → what to send to reach them (see methodNotFound). */
   otherEraHints: ReadonlyMap<string, string>;
   /** A tool's `x-mcp-header` arguments, for the `Mcp-Param-*` check (see McpEndpointOptions). */
   paramHeadersOf?: (toolName: string) => readonly ParamHeader[] | undefined;
@@ -88,15 +86,8 @@ export interface ModernEraOptions<TExtra> {
 export class ModernEra<TExtra> {
   constructor(private readonly options: ModernEraOptions<TExtra>) {}
 
-  async serve(
-    id: JsonRpcId,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    headers: McpHttpRequest['headers'],
-    requestId: string,
-    extra: TExtra,
-    exchange: Exchange,
-  ): Promise<Handled> {
+  async serve(request: EraRequest<TExtra>): Promise<Handled> {
+    const { id, method, params, headers } = request;
     const label = methodLabel(method);
     const unversioned: RequestReplyTo = {
       era: 'modern',
@@ -152,10 +143,7 @@ export class ModernEra<TExtra> {
     // d. method served in this era (404 / -32601)
     const to: RequestReplyTo = { ...labelled, protocolVersion: version };
     const route = this.options.routes.get(method);
-    if (route === undefined) {
-      const message = methodNotFoundMessage(method, this.options.otherEraHints);
-      return reply.error(to, METHOD_NOT_FOUND, message);
-    }
+    if (route === undefined) return methodNotFound(to, method, this.options.otherEraHints);
 
     // e. dispatch
     switch (route.kind) {
@@ -163,24 +151,16 @@ export class ModernEra<TExtra> {
         return reply.result(to, this.options.discoverResult);
       case 'handler': {
         const { runner } = this.options;
-        const channel = runner.channelFor('modern', params, headers, exchange, logLevel);
-        const ctx: McpRequestContext = {
-          era: 'modern',
-          protocolVersion: version,
-          method,
-          jsonRpcId: id,
+        const { ctx, channel } = runner.contextFor('modern', version, request, logLevel, {
           clientInfo: clientInfoOf(meta[META_CLIENT_INFO]),
           clientCapabilities,
           meta,
-          channel,
-        };
+        });
         return runner.run({
           route,
-          params,
+          request,
           ctx,
           label,
-          requestId,
-          extra,
           channel,
           render: (outcome, r, c, l) => this.render(outcome, r, c, l),
         });
