@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { firstRowAs } from '@app/database';
 import { newestFirstQuery, type Condition } from '@app/rest-contract';
 import type { Approval, ApprovalBinding, ApprovalStatus, DecidedVia, Decider } from './approval.js';
 
@@ -106,8 +107,7 @@ export class ApprovalsRepository {
           AND user_id = $3 AND tool = $4 AND arguments_digest = $5`,
       bindingParams(b),
     );
-    const row = rows[0];
-    return row === undefined ? undefined : { approval: toApproval(row), lapsed: row.lapsed };
+    return firstRowAs(rows, toLapsingApproval);
   }
 
   /** The binding's newest denied or expired request its requester has not been told of yet. */
@@ -119,8 +119,7 @@ export class ApprovalsRepository {
         ORDER BY created_at DESC LIMIT 1`,
       bindingParams(b),
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /** A new pending request; undefined when the binding already has an open one (a concurrent retry). */
@@ -149,8 +148,7 @@ export class ApprovalsRepository {
         a.expirySeconds,
       ],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /**
@@ -170,8 +168,7 @@ export class ApprovalsRepository {
         RETURNING ${COLUMNS}`,
       [id, ...bindingParams(b), policyVersion, requestId],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /** An open request → expired, only if it has lapsed by the database's clock. */
@@ -182,8 +179,7 @@ export class ApprovalsRepository {
         RETURNING ${COLUMNS}`,
       [id],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /** An open request asked under another policy version than `currentVersion` → superseded. */
@@ -220,8 +216,7 @@ export class ApprovalsRepository {
         WHERE id = $1 AND organization_id = $2 AND user_id = $3`,
       [id, organizationId, userId],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : { approval: toApproval(row), lapsed: row.lapsed };
+    return firstRowAs(rows, toLapsingApproval);
   }
 
   /**
@@ -240,8 +235,7 @@ export class ApprovalsRepository {
         RETURNING ${COLUMNS}`,
       [id, organizationId, userId],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /** The organisation's request `id`; undefined when there is none (or `id` is no uuid). */
@@ -251,8 +245,7 @@ export class ApprovalsRepository {
       `SELECT ${COLUMNS} FROM mcp_approvals WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /** The tool of the organisation's request `id`; undefined when there is none. */
@@ -278,8 +271,7 @@ export class ApprovalsRepository {
         ORDER BY executed_at DESC LIMIT 1`,
       [...bindingParams(b), seconds],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /** The organisation's request, locked for the caller's transaction, with whether it lapsed. */
@@ -294,8 +286,7 @@ export class ApprovalsRepository {
         WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
       [organizationId, id],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : { approval: toApproval(row), lapsed: row.lapsed };
+    return firstRowAs(rows, toLapsingApproval);
   }
 
   /**
@@ -320,8 +311,7 @@ export class ApprovalsRepository {
         RETURNING ${COLUMNS}`,
       [id, to, decider.userId, decider.name, reason, decider.via, decider.tokenName],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toApproval(row);
+    return firstRowAs(rows, toApproval);
   }
 
   /** One page of the organisation's requests, newest first (`cursor_ts` with microseconds). */
@@ -351,6 +341,10 @@ export class ApprovalsRepository {
 
 function bindingParams(b: ApprovalBinding): string[] {
   return [b.organizationId, b.tokenId, b.userId, b.tool, b.argumentsDigest];
+}
+
+function toLapsingApproval(r: ApprovalRow & { lapsed: boolean }): FoundApproval {
+  return { approval: toApproval(r), lapsed: r.lapsed };
 }
 
 function toApproval(r: ApprovalRow): Approval {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { returnedRow } from '@app/database';
+import { firstRowAs, returnedRow } from '@app/database';
 import type { ConfirmationMode, ConfirmationPolicy } from './confirmation-policy.js';
 
 interface PolicyRow {
@@ -48,8 +48,7 @@ export class ConfirmationPoliciesRepository {
         WHERE organization_id = $1 AND tool = $2 FOR UPDATE`,
       [organizationId, tool],
     );
-    const row = rows[0];
-    return row === undefined ? undefined : toPolicy(row);
+    return firstRowAs(rows, toPolicy);
   }
 
   /**

@@ -18,7 +18,7 @@ export {
   uniqueConstraintOf,
 } from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';
-export { escapeLike, purgeExpiredRows, returnedRow } from './sql-text.js';
+export { escapeLike, firstRowAs, purgeExpiredRows, returnedRow } from './sql-text.js';
 export {
   databaseTimeLeftMs,
   DatabaseDeadlineExceeded,

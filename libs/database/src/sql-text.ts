@@ -13,6 +13,12 @@ export function returnedRow<T>(rows: readonly T[]): T {
   return row;
 }
 
+/** The first row a statement returned, mapped by `map`; undefined when it returned none. */
+export function firstRowAs<R, T>(rows: readonly R[], map: (row: R) => T): T | undefined {
+  const row = rows[0];
+  return row === undefined ? undefined : map(row);
+}
+
 /** What {@link purgeExpiredRows} runs statements through (a DataSource or a transaction's manager). */
 interface Queryable {
   query<T>(sql: string, params?: unknown[]): Promise<T>;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { returnedRow } from '@app/database';
+import { firstRowAs, returnedRow } from '@app/database';
 import type { MembershipStatus, Permission, Role } from '@app/access-vocabulary';
 import type { Organization, Person, PersonMembership, User } from './identity.types.js';
 
@@ -82,7 +82,7 @@ export class IdentityRepository {
       `SELECT ${ORGANIZATION_COLUMNS} FROM organizations WHERE slug = $1`,
       [slug],
     );
-    return rows[0] === undefined ? null : toOrganization(rows[0]);
+    return firstRowAs(rows, toOrganization) ?? null;
   }
 
   async findOrganization(id: string): Promise<Organization | null> {
@@ -90,7 +90,7 @@ export class IdentityRepository {
       `SELECT ${ORGANIZATION_COLUMNS} FROM organizations WHERE id = $1`,
       [id],
     );
-    return rows[0] === undefined ? null : toOrganization(rows[0]);
+    return firstRowAs(rows, toOrganization) ?? null;
   }
 
   async createUser(email: string, name: string, tx?: EntityManager): Promise<User> {
@@ -107,7 +107,7 @@ export class IdentityRepository {
       `SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`,
       [email],
     );
-    return rows[0] === undefined ? null : toUser(rows[0]);
+    return firstRowAs(rows, toUser) ?? null;
   }
 
   async findPersonById(userId: string): Promise<Person | undefined> {

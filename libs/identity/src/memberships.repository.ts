@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role } from '@app/access-vocabulary';
-import { returnedRow } from '@app/database';
+import { firstRowAs, returnedRow } from '@app/database';
 import type { Membership } from './identity.types.js';
 
 interface MembershipRow {
@@ -61,7 +61,7 @@ export class MembershipsRepository {
       `SELECT ${MEMBERSHIP_COLUMNS} FROM memberships WHERE organization_id = $1 AND user_id = $2`,
       [organizationId, userId],
     );
-    return rows[0] === undefined ? null : toMembership(rows[0]);
+    return firstRowAs(rows, toMembership) ?? null;
   }
 
   async add(

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
-import { returnedRow } from '@app/database';
+import { firstRowAs, returnedRow } from '@app/database';
 import { equals, newestFirstQuery } from '@app/rest-contract';
 import type { ApiToken } from './identity.types.js';
 
@@ -170,7 +170,7 @@ export class TokensRepository {
       `SELECT ${COLUMNS} FROM api_tokens WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
-    return rows[0] === undefined ? undefined : toApiToken(rows[0]);
+    return firstRowAs(rows, toApiToken);
   }
 
   /** The token, its row locked until `tx` ends. */
@@ -179,7 +179,7 @@ export class TokensRepository {
       `SELECT ${COLUMNS} FROM api_tokens WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
       [organizationId, id],
     );
-    return rows[0] === undefined ? undefined : toApiToken(rows[0]);
+    return firstRowAs(rows, toApiToken);
   }
 
   /** Conditional: only a live token is revoked; the row when this call revoked it. */
@@ -194,7 +194,7 @@ export class TokensRepository {
        RETURNING ${COLUMNS}`,
       [organizationId, id],
     );
-    return rows[0] === undefined ? undefined : toApiToken(rows[0]);
+    return firstRowAs(rows, toApiToken);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { purgeExpiredRows, returnedRow } from '@app/database';
+import { firstRowAs, purgeExpiredRows, returnedRow } from '@app/database';
 import type { McpTask, NewTask, TaskError, TaskOwner, TaskStatus } from './task.js';
 
 interface TaskRow {
@@ -74,7 +74,7 @@ export class TasksRepository {
         WHERE id = $1 AND organization_id = $2 AND user_id = $3 AND expires_at > now()`,
       [id, owner.organizationId, owner.userId],
     );
-    return rows[0] === undefined ? undefined : toTask(rows[0]);
+    return firstRowAs(rows, toTask);
   }
 
   /** The task's status now (any owner): how a running tool learns it was cancelled elsewhere. */
