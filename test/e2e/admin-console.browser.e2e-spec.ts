@@ -10,13 +10,8 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { Json } from '../support/mcp-peers.js';
 import { firstUrl } from '../support/browser-agent.js';
 import { latestMailTo } from '../support/mail-drop.js';
-import {
-  accountIdByName,
-  answer,
-  askedOf,
-  createPortalUser,
-  modernToolCall,
-} from '../support/mcp-confirmation-fixtures.js';
+import { answer, askedOf, modernToolCall } from '../support/mcp-confirmation-fixtures.js';
+import { accountIdByName, createPortalUser } from '../support/confirmation-records.js';
 
 /**
  * The admin console in a real browser (Debian's Chromium driven by playwright-core): sign in with

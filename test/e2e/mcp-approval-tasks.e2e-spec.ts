@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
+import { modernToolCall } from '../support/mcp-confirmation-fixtures.js';
 import {
   createPortalUser,
-  modernToolCall,
   portalUserStatus,
-  promoteToAdmin,
-  setConfirmationPolicy,
-} from '../support/mcp-confirmation-fixtures.js';
+  requireApproval,
+} from '../support/confirmation-records.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -37,8 +36,7 @@ let agent: Client;
 
 beforeAll(async () => {
   t = await startTestServer({ logLevel: 'error' });
-  await promoteToAdmin(t, 'max.member@acme.test');
-  await setConfirmationPolicy(t, TOOL, { mode: 'approval' });
+  await requireApproval(t, TOOL);
   agent = new Client(
     { name: 'approval-tasks-e2e', version: '1.0.0' },
     { capabilities: TASKS, versionNegotiation: { mode: { pin: '2026-07-28' } } },

@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
-  auditEvents,
   connectConfirmingPeer,
-  createPortalUser,
-  portalUserStatus,
-  promoteToAdmin,
-  setConfirmationPolicy,
   type ConfirmingPeerKind,
 } from '../support/mcp-confirmation-fixtures.js';
+import {
+  auditEvents,
+  createPortalUser,
+  portalUserStatus,
+  requireApproval,
+} from '../support/confirmation-records.js';
 
 /**
  * Four-eyes approval (policy `approval`) through the official SDK clients, v2 on 2026-07-28 and
@@ -24,8 +25,7 @@ let mcpUrl: string;
 beforeAll(async () => {
   t = await startTestServer();
   mcpUrl = `${t.url}/mcp`;
-  await promoteToAdmin(t, 'max.member@acme.test');
-  await setConfirmationPolicy(t, 'delete_portal_user', { mode: 'approval' });
+  await requireApproval(t, 'delete_portal_user');
 });
 afterAll(() => t?.close());
 

@@ -5,12 +5,14 @@ import { PEERS, rpcErrorOf, textJsonOf, type Json } from '../support/mcp-peers.j
 import {
   legacyRequest,
   modernRequest,
+  type WireResponse,
+} from '../support/mcp-confirmation-fixtures.js';
+import {
   openSql,
   portalUserIdByEmail,
   sqlRows,
   type SqlClient,
-  type WireResponse,
-} from '../support/mcp-confirmation-fixtures.js';
+} from '../support/confirmation-records.js';
 
 /**
  * The four authorization outcomes (who can fix it: client, person, admin, nobody) with the demo tokens, on

@@ -2,31 +2,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { rpcErrorOf, textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
-  accountIdByName,
-  accountStatus,
   answer,
   answerToolCall,
   askedOf,
-  auditEvents,
   confirmationIdOf,
   connectConfirmingPeer,
-  createPortalUser,
-  ledgerCount,
-  ledgerStatus,
   legacyRequest,
   modernToolCall,
-  openSql,
-  portalUserIdByEmail,
-  portalUserStatus,
-  sqlRows,
   toolErrorCode,
   UNSAFE_PROMPT_CHARACTERS,
   type ConfirmingPeerKind,
-  type SqlClient,
   type ElicitAnswer,
   type ModernOptions,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
+import {
+  accountIdByName,
+  accountStatus,
+  auditEvents,
+  createPortalUser,
+  ledgerCount,
+  ledgerStatus,
+  openSql,
+  portalUserIdByEmail,
+  portalUserStatus,
+  sqlRows,
+  type SqlClient,
+} from '../support/confirmation-records.js';
 
 /**
  * Destructive tools run only after the person confirms, once per confirmation (elicitation in the

@@ -10,14 +10,13 @@ import {
   signInByMailLink,
   type ChromiumPage,
 } from '../support/chromium.js';
+import { confirmationIdOf, toolErrorCode } from '../support/mcp-confirmation-fixtures.js';
 import {
   auditEvents,
-  confirmationIdOf,
   createPortalUser,
   portalUserStatus,
   setConfirmationPolicy,
-  toolErrorCode,
-} from '../support/mcp-confirmation-fixtures.js';
+} from '../support/confirmation-records.js';
 import { capturingFetch, textJsonOf, type Json } from '../support/mcp-peers.js';
 import { skipWhen } from '../support/skip.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { coverHistory } from '../support/history-partitions.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
-  auditEvents,
-  createPortalUser,
   legacyRequest,
   modernToolCall,
-  portalUserStatus,
-  promoteToAdmin,
-  setConfirmationPolicy,
-  sqlRows,
-  startSqlReplicaPair,
-  type SqlClient,
-  type SqlReplicaPair,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
+import {
+  auditEvents,
+  createPortalUser,
+  portalUserStatus,
+  requireApproval,
+  setConfirmationPolicy,
+  sqlRows,
+  sqlReplicaPairPerFile,
+} from '../support/confirmation-records.js';
 import type { TestServer } from '../support/test-server.js';
 
 /**
@@ -29,24 +29,10 @@ import type { TestServer } from '../support/test-server.js';
 const TOOL = 'delete_portal_user';
 const RETRIES = 20;
 
-let a: TestServer;
-let b: TestServer;
-let sql: SqlClient;
-let replicas: SqlReplicaPair | undefined;
 let policyVersion = 0;
-
-beforeAll(async () => {
-  replicas = await startSqlReplicaPair();
-  ({ a, b, sql } = replicas);
-  await promoteToAdmin(a, 'max.member@acme.test');
-  await setPolicy({ mode: 'approval', expiry_seconds: 600 });
-}, 180_000);
-
-afterAll(() => replicas?.close());
-
-async function setPolicy(body: Record<string, unknown>): Promise<void> {
-  policyVersion = await setConfirmationPolicy(a, TOOL, body);
-}
+const pair = sqlReplicaPairPerFile({}, async ({ a }) => {
+  policyVersion = await requireApproval(a, TOOL, 600);
+});
 
 /** The owner's delete of `id` on 2026-07-28 without elicitation (approval needs none). */
 function modernDelete(t: TestServer, id: string): Promise<WireResponse> {
@@ -87,7 +73,7 @@ async function decide(
 
 async function approvalRows(targetId: string): Promise<Json[]> {
   return sqlRows(
-    sql,
+    pair.sql,
     `SELECT id, status, policy_version FROM mcp_approvals WHERE target_id = $1 ORDER BY created_at`,
     [targetId],
   );
@@ -95,23 +81,23 @@ async function approvalRows(targetId: string): Promise<Json[]> {
 
 describe('approval policy', () => {
   it('one request for the call in both eras; the admins are told; the requester cannot approve it; another admin does; 20 concurrent retries on two replicas run it once', async () => {
-    const target = await createPortalUser(a, 'Approval Target');
-    const first = await modernDelete(a, target.id);
+    const target = await createPortalUser(pair.a, 'Approval Target');
+    const first = await modernDelete(pair.a, target.id);
     expect(outcomeOf(first)).toBe('approval_pending');
     const id: string = errorOf(first).details.approval_id;
     expect(errorOf(first).message).toContain(id);
     expect(errorOf(first).message).toContain('admin permission other than Olivia Owner');
     // The same call on the other replica, in the 2025 era: the same request, no second one.
-    const again = await legacyDelete(b, target.id);
+    const again = await legacyDelete(pair.b, target.id);
     expect(outcomeOf(again)).toBe('approval_pending');
     expect(errorOf(again).details.approval_id).toBe(id);
     expect(await approvalRows(target.id)).toEqual([
       { id, status: 'pending', policy_version: policyVersion },
     ]);
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
 
     const listed: Json = await (
-      await b.request('/v1/mcp/approvals?status=pending', { token: 'member' })
+      await pair.b.request('/v1/mcp/approvals?status=pending', { token: 'member' })
     ).json();
     expect(listed.data).toEqual([
       expect.objectContaining({
@@ -129,27 +115,29 @@ describe('approval policy', () => {
       }),
     ]);
     const count: Json = await (
-      await a.request('/v1/mcp/approvals/pending-count', { token: 'member' })
+      await pair.a.request('/v1/mcp/approvals/pending-count', { token: 'member' })
     ).json();
     expect(count).toEqual({ pending: 1 });
 
     // Max, the other admin, got a mail with the console's link (no secret in it); Olivia none.
-    const outbox: Json = await (await a.request('/v1/mail/outbox', { token: 'owner' })).json();
+    const outbox: Json = await (await pair.a.request('/v1/mail/outbox', { token: 'owner' })).json();
     const mails: Json[] = outbox.data.filter((m: Json) => m.subject.includes(TOOL));
     expect(mails.map((m) => m.to)).toEqual(['max.member@acme.test']);
-    expect(mails[0].text).toContain(`${a.server.config.baseUrl}/admin/approvals`);
+    expect(mails[0].text).toContain(`${pair.a.server.config.baseUrl}/admin/approvals`);
     expect(mails[0].text).toContain(id);
-    expect(mails[0].text).not.toContain(a.tokens.owner);
+    expect(mails[0].text).not.toContain(pair.a.tokens.owner);
 
-    const own = await decide(a, 'owner', id, 'approve');
+    const own = await decide(pair.a, 'owner', id, 'approve');
     expect(own.status).toBe(403);
     expect(own.body.error).toMatchObject({
       code: 'FORBIDDEN',
       message: expect.stringContaining('another member with the admin permission'),
     });
-    const noReason = await decide(b, 'member', id, 'deny');
+    const noReason = await decide(pair.b, 'member', id, 'deny');
     expect(noReason.status).toBe(422);
-    const approved = await decide(b, 'member', id, 'approve', { reason: 'checked with sales' });
+    const approved = await decide(pair.b, 'member', id, 'approve', {
+      reason: 'checked with sales',
+    });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({
       status: 'approved',
@@ -157,13 +145,13 @@ describe('approval policy', () => {
       decided_via: 'api',
       reason: 'checked with sales',
     });
-    expect((await decide(a, 'member', id, 'deny', { reason: 'too late' })).status).toBe(409);
+    expect((await decide(pair.a, 'member', id, 'deny', { reason: 'too late' })).status).toBe(409);
 
     const outcomes = await Promise.all(
       Array.from({ length: RETRIES }, (_, i) =>
         i % 2 === 0
-          ? modernDelete(i % 4 === 0 ? a : b, target.id)
-          : legacyDelete(i % 4 === 1 ? a : b, target.id),
+          ? modernDelete(i % 4 === 0 ? pair.a : pair.b, target.id)
+          : legacyDelete(i % 4 === 1 ? pair.a : pair.b, target.id),
       ),
     ).then((all) => all.map(outcomeOf));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
@@ -171,13 +159,16 @@ describe('approval policy', () => {
     expect(
       outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed' && o !== 'NOT_FOUND'),
     ).toEqual([]);
-    expect(await portalUserStatus(b, target.id)).toBe(404);
-    const deleted = await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id });
+    expect(await portalUserStatus(pair.b, target.id)).toBe(404);
+    const deleted = await auditEvents(pair.a, {
+      action: 'portal_user.deleted',
+      resource_id: target.id,
+    });
     expect(deleted).toHaveLength(1);
     expect(await approvalRows(target.id)).toEqual([
       { id, status: 'executed', policy_version: policyVersion },
     ]);
-    const chain = await auditEvents(a, { resource_type: 'approval', resource_id: id });
+    const chain = await auditEvents(pair.a, { resource_type: 'approval', resource_id: id });
     expect(chain.map((e) => [e.action, e.actor_name, e.channel]).toReversed()).toEqual([
       ['approval.requested', 'Olivia Owner', 'mcp'],
       ['approval.approved', 'Max Member', 'api'],
@@ -189,20 +180,20 @@ describe('approval policy', () => {
   });
 
   it('a denial is told once with its reason, nothing runs; calling again asks anew', async () => {
-    const target = await createPortalUser(a, 'Denied Target');
-    const id: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
-    const denied = await decide(b, 'member', id, 'deny', { reason: 'not before the audit' });
+    const target = await createPortalUser(pair.a, 'Denied Target');
+    const id: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
+    const denied = await decide(pair.b, 'member', id, 'deny', { reason: 'not before the audit' });
     expect(denied.status).toBe(200);
     expect(denied.body.status).toBe('denied');
-    const told = await legacyDelete(b, target.id);
+    const told = await legacyDelete(pair.b, target.id);
     expect(outcomeOf(told)).toBe('approval_denied');
     expect(errorOf(told).message).toContain('not before the audit');
     expect(errorOf(told).message).toContain('Max Member');
-    const anew = await modernDelete(a, target.id);
+    const anew = await modernDelete(pair.a, target.id);
     expect(outcomeOf(anew)).toBe('approval_pending');
     expect(errorOf(anew).details.approval_id).not.toBe(id);
-    expect(await portalUserStatus(a, target.id)).toBe(200);
-    const events = await auditEvents(a, { resource_type: 'approval', resource_id: id });
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    const events = await auditEvents(pair.a, { resource_type: 'approval', resource_id: id });
     expect(events.find((e) => e.action === 'approval.denied')).toMatchObject({
       actor_name: 'Max Member',
       changes: { reason: { before: null, after: 'not before the audit' } },
@@ -210,69 +201,77 @@ describe('approval policy', () => {
   });
 
   it('a request past its expiry cannot be decided, and the retry is told approval_expired once', async () => {
-    const target = await createPortalUser(a, 'Lapsed Target');
-    const id: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
-    await sql.query(
+    const target = await createPortalUser(pair.a, 'Lapsed Target');
+    const id: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
+    await pair.sql.query(
       `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '10 minutes' WHERE id = $1`,
       [id],
     );
     const listed: Json = await (
-      await a.request('/v1/mcp/approvals?status=expired', { token: 'member' })
+      await pair.a.request('/v1/mcp/approvals?status=expired', { token: 'member' })
     ).json();
     expect(listed.data.map((r: Json) => r.id)).toContain(id);
-    expect((await decide(b, 'member', id, 'approve')).status).toBe(409);
-    const told = await modernDelete(b, target.id);
+    expect((await decide(pair.b, 'member', id, 'approve')).status).toBe(409);
+    const told = await modernDelete(pair.b, target.id);
     expect(outcomeOf(told)).toBe('approval_expired');
     expect(errorOf(told).details.approval_id).toBe(id);
-    expect(outcomeOf(await modernDelete(b, target.id))).toBe('approval_pending');
-    const events = await auditEvents(a, { action: 'approval.expired', resource_id: id });
+    expect(outcomeOf(await modernDelete(pair.b, target.id))).toBe('approval_pending');
+    const events = await auditEvents(pair.a, { action: 'approval.expired', resource_id: id });
     expect(events).toHaveLength(1);
 
     // Approved, then not used before the approval lapsed: expired too, and nothing ran.
-    const second: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
-    expect((await decide(a, 'member', second, 'approve')).status).toBe(200);
-    await sql.query(
+    const second: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
+    expect((await decide(pair.a, 'member', second, 'approve')).status).toBe(200);
+    await pair.sql.query(
       `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
       [second],
     );
-    expect(outcomeOf(await legacyDelete(a, target.id))).toBe('approval_expired');
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(outcomeOf(await legacyDelete(pair.a, target.id))).toBe('approval_expired');
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 
   it('a decision made under an older policy version is refused: nothing runs, a new request is made', async () => {
-    const target = await createPortalUser(a, 'Versioned Target');
-    const old: string = errorOf(await modernDelete(a, target.id)).details.approval_id;
-    expect((await decide(a, 'member', old, 'approve')).status).toBe(200);
-    await setPolicy({ mode: 'approval', expiry_seconds: 900 });
-    const retried = await modernDelete(a, target.id);
+    const target = await createPortalUser(pair.a, 'Versioned Target');
+    const old: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
+    expect((await decide(pair.a, 'member', old, 'approve')).status).toBe(200);
+    policyVersion = await setConfirmationPolicy(pair.a, TOOL, {
+      mode: 'approval',
+      expiry_seconds: 900,
+    });
+    const retried = await modernDelete(pair.a, target.id);
     expect(outcomeOf(retried)).toBe('approval_pending');
     const fresh: string = errorOf(retried).details.approval_id;
     expect(fresh).not.toBe(old);
     expect(errorOf(retried).message).toContain('older confirmation policy');
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
     expect(await approvalRows(target.id)).toEqual([
       { id: old, status: 'superseded', policy_version: policyVersion - 1 },
       { id: fresh, status: 'pending', policy_version: policyVersion },
     ]);
     // The policy changes again before anyone decides: the decision is refused.
-    await setPolicy({ mode: 'approval', expiry_seconds: 600 });
-    const late = await decide(a, 'member', fresh, 'approve');
+    policyVersion = await setConfirmationPolicy(pair.a, TOOL, {
+      mode: 'approval',
+      expiry_seconds: 600,
+    });
+    const late = await decide(pair.a, 'member', fresh, 'approve');
     expect(late.status).toBe(409);
     expect(late.body.error.message).toContain('changed since this request was made');
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 });
 
 describe('approval in the call history', () => {
   it('the refused call and the call that ran carry the approval id; another organisation sees neither', async () => {
-    const target = await createPortalUser(a, 'History Target');
-    const refused = await modernDelete(a, target.id);
+    const target = await createPortalUser(pair.a, 'History Target');
+    const refused = await modernDelete(pair.a, target.id);
     expect(outcomeOf(refused)).toBe('approval_pending');
     const id: string = errorOf(refused).details.approval_id;
-    expect((await decide(b, 'member', id, 'approve', { reason: 'ticket 42' })).status).toBe(200);
-    expect(outcomeOf(await legacyDelete(b, target.id))).toBe('ok');
+    expect((await decide(pair.b, 'member', id, 'approve', { reason: 'ticket 42' })).status).toBe(
+      200,
+    );
+    expect(outcomeOf(await legacyDelete(pair.b, target.id))).toBe('ok');
 
-    const listed = await a.request(`/v1/mcp/tool-calls?approval_id=${id}`, { token: 'owner' });
+    const listed = await pair.a.request(`/v1/mcp/tool-calls?approval_id=${id}`, { token: 'owner' });
     expect(listed.status).toBe(200);
     const listedBody: Json = await listed.json();
     const calls: Json[] = listedBody.data;
@@ -281,10 +280,10 @@ describe('approval in the call history', () => {
       [TOOL, 'approval_pending', '2026-07-28', id],
     ]);
     const unfiltered: Json = await (
-      await b.request(`/v1/mcp/tool-calls?tool=${TOOL}&limit=100`, { token: 'owner' })
+      await pair.b.request(`/v1/mcp/tool-calls?tool=${TOOL}&limit=100`, { token: 'owner' })
     ).json();
     expect(unfiltered.data.filter((c: Json) => c.approval_id === id)).toHaveLength(2);
-    const detail = await b.request(`/v1/mcp/tool-calls/${calls[0].id}`, { token: 'owner' });
+    const detail = await pair.b.request(`/v1/mcp/tool-calls/${calls[0].id}`, { token: 'owner' });
     expect(detail.status).toBe(200);
     const ran: Json = await detail.json();
     expect(ran).toMatchObject({ id: calls[0].id, approval_id: id });
@@ -318,17 +317,17 @@ describe('approval in the call history', () => {
     );
     // The refused call shows the same chain, leading to the call that ran.
     const asked: Json = await (
-      await a.request(`/v1/mcp/tool-calls/${calls[1].id}`, { token: 'owner' })
+      await pair.a.request(`/v1/mcp/tool-calls/${calls[1].id}`, { token: 'owner' })
     ).json();
     expect(asked.approval).toEqual(ran.approval);
 
-    const stranger = await a.request(`/v1/mcp/tool-calls?approval_id=${id}`, {
+    const stranger = await pair.a.request(`/v1/mcp/tool-calls?approval_id=${id}`, {
       token: 'globex_owner',
     });
     expect(stranger.status).toBe(200);
     const strangerBody: Json = await stranger.json();
     expect(strangerBody.data).toEqual([]);
-    const strangerDetail = await a.request(`/v1/mcp/tool-calls/${calls[0].id}`, {
+    const strangerDetail = await pair.a.request(`/v1/mcp/tool-calls/${calls[0].id}`, {
       token: 'globex_owner',
     });
     expect(strangerDetail.status).toBe(404);
@@ -337,12 +336,12 @@ describe('approval in the call history', () => {
     // found only by a caller who asks for that range. A request this organisation does not have
     // lists nothing.
     await coverHistory(
-      a.db.url,
+      pair.a.db.url,
       new Date(Date.now() - 3 * 86_400_000).toISOString(),
       new Date().toISOString(),
     );
     const [{ id: early }] = await sqlRows(
-      sql,
+      pair.sql,
       `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, era, protocol_version, status,
                                    is_error, duration_ms, request_id, approval_id, created_at)
        SELECT gen_random_uuid(), organization_id, token_id, user_id, tool, era, protocol_version, status, is_error,
@@ -352,20 +351,24 @@ describe('approval in the call history', () => {
       [calls[0].id],
     );
     const bounded: Json = await (
-      await a.request(`/v1/mcp/tool-calls?approval_id=${id}`, { token: 'owner' })
+      await pair.a.request(`/v1/mcp/tool-calls?approval_id=${id}`, { token: 'owner' })
     ).json();
     expect(bounded.data.map((c: Json) => c.id)).toEqual(calls.map((c) => c.id));
     const since = new Date(Date.now() - 3 * 86_400_000).toISOString();
     const wide: Json = await (
-      await a.request(`/v1/mcp/tool-calls?approval_id=${id}&since=${since}`, { token: 'owner' })
+      await pair.a.request(`/v1/mcp/tool-calls?approval_id=${id}&since=${since}`, {
+        token: 'owner',
+      })
     ).json();
     expect(wide.data.map((c: Json) => c.id)).toEqual([...calls.map((c) => c.id), early]);
     const unknown: Json = await (
-      await a.request(`/v1/mcp/tool-calls?approval_id=${randomUUID()}`, { token: 'owner' })
+      await pair.a.request(`/v1/mcp/tool-calls?approval_id=${randomUUID()}`, { token: 'owner' })
     ).json();
     expect(unknown).toEqual({ data: [], next_cursor: null });
 
-    const bad = await a.request('/v1/mcp/tool-calls?approval_id=not-a-uuid', { token: 'owner' });
+    const bad = await pair.a.request('/v1/mcp/tool-calls?approval_id=not-a-uuid', {
+      token: 'owner',
+    });
     expect(bad.status).toBe(422);
   });
 });

@@ -5,11 +5,10 @@ import {
   answerToolCall,
   askedOf,
   confirmationIdOf,
-  createPortalUser,
   modernToolCall,
-  portalUserStatus,
   toolErrorCode,
 } from '../support/mcp-confirmation-fixtures.js';
+import { createPortalUser, portalUserStatus } from '../support/confirmation-records.js';
 import { startReplicaPair, type TestServer } from '../support/test-server.js';
 
 /**

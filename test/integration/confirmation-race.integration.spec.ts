@@ -1,18 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
+import { describe, expect, it } from 'vitest';
 import {
   answer,
   askedOf,
-  auditEvents,
   confirmationIdOf,
-  createPortalUser,
   modernToolCall,
-  openSql,
-  portalUserStatus,
-  sqlRows,
-  type SqlClient,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
+import {
+  auditEvents,
+  createPortalUser,
+  ledgerStatus,
+  portalUserStatus,
+  sqlRows,
+  sqlReplicaPairPerFile,
+} from '../support/confirmation-records.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 import { parseMetrics, sampleKey } from '../support/raw-mcp.js';
 
@@ -24,20 +25,8 @@ import { parseMetrics, sampleKey } from '../support/raw-mcp.js';
 
 const ATTEMPTS = 50;
 
-let t: TestServer;
-let second: TestServer;
-let sql: SqlClient;
-
-beforeAll(async () => {
-  t = await startTestServer();
-  second = await startTestReplica(t);
-  sql = await openSql(t.db.url);
-});
-afterAll(async () => {
-  await sql?.end();
-  await second?.close();
-  await t?.close();
-});
+/** The first instance `a` (where each question is asked), the second `b`, and SQL on their database. */
+const pair = sqlReplicaPairPerFile();
 
 /** `ok`, an isError code, or what else came back (a JSON-RPC error, another resultType). */
 type Outcome = string;
@@ -59,7 +48,7 @@ function tally(outcomes: Outcome[]): Record<string, number> {
 
 async function count(text: string, params: unknown[]): Promise<number> {
   const [row] = await sqlRows<{ n: string }>(
-    sql,
+    pair.sql,
     `SELECT count(*)::text AS n FROM (${text}) q`,
     params,
   );
@@ -74,7 +63,9 @@ async function replaysCounted(url: string): Promise<number> {
 
 /** The audit trail of one confirmation through the REST API (as the owner, an admin), oldest first. */
 async function chainOf(id: string): Promise<Json[]> {
-  return (await auditEvents(t, { resource_type: 'confirmation', resource_id: id })).toReversed();
+  return (
+    await auditEvents(pair.a, { resource_type: 'confirmation', resource_id: id })
+  ).toReversed();
 }
 
 /** `[action, actor, channel, client]` of each event about confirmation `id`, oldest first. */
@@ -86,11 +77,13 @@ const OWNER = 'Olivia Owner';
 
 /** Asks once (on the first instance), then fires every answer at once, alternating instances. */
 async function race(answers: Array<'accept' | 'decline'>) {
-  const user = await createPortalUser(t, 'Race Target');
-  const owner = t.tokens.owner;
-  const asked = askedOf(await modernToolCall(t.url, owner, 'delete_portal_user', { id: user.id }));
+  const user = await createPortalUser(pair.a, 'Race Target');
+  const owner = pair.a.tokens.owner;
+  const asked = askedOf(
+    await modernToolCall(pair.a.url, owner, 'delete_portal_user', { id: user.id }),
+  );
   const confirmationId = confirmationIdOf(asked.requestState);
-  const instances = [t.url, second.url];
+  const instances = [pair.a.url, pair.b.url];
 
   const responses = await Promise.all(
     answers.map((a, i) =>
@@ -122,11 +115,11 @@ describe('two instances, one database, one accepted requestState presented 50 ti
     expect(tally(outcomes)).toEqual({ ok: 1, confirmation_replayed: ATTEMPTS - 1 });
     // Both instances answered their half, whichever won: each counted its own replays (at least
     // its half less the one that may have won there), and together all of them.
-    const replayed = await Promise.all([t.url, second.url].map(replaysCounted));
+    const replayed = await Promise.all([pair.a.url, pair.b.url].map(replaysCounted));
     for (const n of replayed) expect(n).toBeGreaterThanOrEqual(ATTEMPTS / 2 - 1);
     expect(replayed[0] + replayed[1]).toBe(ATTEMPTS - 1);
 
-    expect(await portalUserStatus(t, user.id)).toBe(404);
+    expect(await portalUserStatus(pair.a, user.id)).toBe(404);
     expect(
       await count(
         `SELECT 1 FROM audit_events WHERE action = 'portal_user.deleted' AND resource_id = $1`,
@@ -140,10 +133,7 @@ describe('two instances, one database, one accepted requestState presented 50 ti
         [user.id, confirmationId],
       ),
     ).toBe(1);
-    const [row] = await sqlRows(sql, `SELECT status FROM mcp_confirmations WHERE id = $1`, [
-      confirmationId,
-    ]);
-    expect(row.status).toBe('consumed');
+    expect(await ledgerStatus(pair.sql, confirmationId)).toBe('consumed');
     // Asked, answered yes in the client's form, used: once each, whatever the 49 others did.
     const chain = await chainOf(confirmationId);
     expect(chain.map((e) => [e.action, e.actor_name, e.channel, e.client_name])).toEqual([
@@ -165,7 +155,7 @@ describe('two instances, one database, one accepted requestState presented 50 ti
       { before: 'confirmed', after: 'consumed' },
     ]);
     // The answer and its use are the winning call's, beside the deletion; the question another's.
-    const [deleted] = await auditEvents(t, {
+    const [deleted] = await auditEvents(pair.a, {
       action: 'portal_user.deleted',
       resource_id: user.id,
     });
@@ -183,7 +173,7 @@ describe('two instances, one database, one accepted requestState presented 50 ti
       Object.fromEntries(
         (
           await sqlRows<{ status: string; n: string }>(
-            sql,
+            pair.sql,
             `SELECT status, count(*)::text AS n FROM mcp_tool_calls WHERE confirmation_id = $1 GROUP BY status`,
             [confirmationId],
           )
@@ -203,11 +193,10 @@ describe('two instances, one database, one accepted requestState presented 50 ti
     expect(counts.confirmation_replayed).toBe(ATTEMPTS - 1);
     const winner = Object.keys(counts).find((k) => k !== 'confirmation_replayed');
     expect(['ok', 'USER_DECLINED']).toContain(winner);
-    const [row] = await sqlRows(sql, `SELECT status FROM mcp_confirmations WHERE id = $1`, [
-      confirmationId,
-    ]);
-    expect(row.status).toBe(winner === 'ok' ? 'consumed' : 'declined');
-    expect(await portalUserStatus(t, user.id)).toBe(winner === 'ok' ? 404 : 200);
+    expect(await ledgerStatus(pair.sql, confirmationId)).toBe(
+      winner === 'ok' ? 'consumed' : 'declined',
+    );
+    expect(await portalUserStatus(pair.a, user.id)).toBe(winner === 'ok' ? 404 : 200);
     expect(
       await count(
         `SELECT 1 FROM audit_events WHERE action = 'portal_user.deleted' AND resource_id = $1`,
@@ -224,7 +213,7 @@ describe('two instances, one database, one accepted requestState presented 50 ti
   it('declined in the form: USER_DECLINED, audited requested → declined, nothing deleted', async () => {
     const { user, confirmationId, outcomes } = await race(['decline']);
     expect(outcomes).toEqual(['USER_DECLINED']);
-    expect(await portalUserStatus(t, user.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, user.id)).toBe(200);
     expect(await trailOf(confirmationId)).toEqual([
       ['confirmation.requested', OWNER, 'mcp', 'raw-e2e'],
       ['confirmation.declined', OWNER, 'mcp', 'raw-e2e'],
@@ -235,19 +224,19 @@ describe('two instances, one database, one accepted requestState presented 50 ti
   });
 
   it('lapsed before the answer: two retries at once on both instances are asked anew, expired audited once', async () => {
-    const user = await createPortalUser(t, 'Lapsed Target');
-    const owner = t.tokens.owner;
+    const user = await createPortalUser(pair.a, 'Lapsed Target');
+    const owner = pair.a.tokens.owner;
     const asked = askedOf(
-      await modernToolCall(t.url, owner, 'delete_portal_user', { id: user.id }),
+      await modernToolCall(pair.a.url, owner, 'delete_portal_user', { id: user.id }),
     );
     const confirmationId = confirmationIdOf(asked.requestState);
-    await sql.query(
+    await pair.sql.query(
       `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second'
         WHERE id = $1`,
       [confirmationId],
     );
     const retries = await Promise.all(
-      [t.url, second.url].map((url) =>
+      [pair.a.url, pair.b.url].map((url) =>
         modernToolCall(
           url,
           owner,
@@ -259,11 +248,8 @@ describe('two instances, one database, one accepted requestState presented 50 ti
     );
     const fresh = retries.map((r) => confirmationIdOf(askedOf(r).requestState));
     expect(fresh).not.toContain(confirmationId);
-    expect(await portalUserStatus(t, user.id)).toBe(200);
-    const [row] = await sqlRows(sql, `SELECT status FROM mcp_confirmations WHERE id = $1`, [
-      confirmationId,
-    ]);
-    expect(row.status).toBe('expired');
+    expect(await portalUserStatus(pair.a, user.id)).toBe(200);
+    expect(await ledgerStatus(pair.sql, confirmationId)).toBe('expired');
     expect(await trailOf(confirmationId)).toEqual([
       ['confirmation.requested', OWNER, 'mcp', 'raw-e2e'],
       ['confirmation.expired', OWNER, 'mcp', 'raw-e2e'],

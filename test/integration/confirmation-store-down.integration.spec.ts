@@ -6,17 +6,19 @@ import {
   answerToolCall,
   askedOf,
   confirmationIdOf,
+  legacyRequest,
+  modernToolCall,
+  type WireResponse,
+} from '../support/mcp-confirmation-fixtures.js';
+import {
   createPortalUser,
   ledgerCount,
   ledgerStatus,
-  legacyRequest,
-  modernToolCall,
   openSql,
   portalUserStatus,
   sqlRows,
   type SqlClient,
-  type WireResponse,
-} from '../support/mcp-confirmation-fixtures.js';
+} from '../support/confirmation-records.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 
 /**

@@ -1,19 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
+import {
+  modernRequest,
+  modernToolCall,
+  type WireResponse,
+} from '../support/mcp-confirmation-fixtures.js';
 import {
   auditEvents,
   createPortalUser,
-  modernRequest,
-  modernToolCall,
   portalUserStatus,
-  promoteToAdmin,
-  setConfirmationPolicy,
+  requireApproval,
   sqlRows,
-  startSqlReplicaPair,
-  type SqlClient,
-  type SqlReplicaPair,
-  type WireResponse,
-} from '../support/mcp-confirmation-fixtures.js';
+  sqlReplicaPairPerFile,
+} from '../support/confirmation-records.js';
 import type { TestServer } from '../support/test-server.js';
 
 /**
@@ -29,19 +28,9 @@ const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const TOOL = 'delete_portal_user';
 const POLLS = 20;
 
-let a: TestServer;
-let b: TestServer;
-let sql: SqlClient;
-let replicas: SqlReplicaPair | undefined;
-
-beforeAll(async () => {
-  replicas = await startSqlReplicaPair({ mcpConformanceFixtures: true });
-  ({ a, b, sql } = replicas);
-  await promoteToAdmin(a, 'max.member@acme.test');
-  await setConfirmationPolicy(a, TOOL, { mode: 'approval', expiry_seconds: 600 });
-}, 180_000);
-
-afterAll(() => replicas?.close());
+const pair = sqlReplicaPairPerFile({ mcpConformanceFixtures: true }, async ({ a }) => {
+  await requireApproval(a, TOOL, 600);
+});
 
 function call(
   t: TestServer,
@@ -78,7 +67,7 @@ async function getTask(t: TestServer, taskId: string, token?: string): Promise<J
 async function settled(taskId: string, timeoutMs = 15_000): Promise<Json> {
   const until = Date.now() + timeoutMs;
   for (let i = 0; Date.now() < until; i += 1) {
-    const task = await getTask(i % 2 === 0 ? a : b, taskId);
+    const task = await getTask(i % 2 === 0 ? pair.a : pair.b, taskId);
     if (['completed', 'failed', 'cancelled'].includes(task.status)) return task;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -87,7 +76,9 @@ async function settled(taskId: string, timeoutMs = 15_000): Promise<Json> {
 
 describe('tasks of tools that run long (fixtures)', () => {
   it('created on one replica, polled on the other until completed with the result inlined', async () => {
-    const created = resultOf(await call(a, 'slow_compute', { seconds: 1, label: 'two-replicas' }));
+    const created = resultOf(
+      await call(pair.a, 'slow_compute', { seconds: 1, label: 'two-replicas' }),
+    );
     expect(created).toMatchObject({
       resultType: 'task',
       status: 'working',
@@ -97,7 +88,7 @@ describe('tasks of tools that run long (fixtures)', () => {
     expect(created).not.toHaveProperty('task');
     expect(Date.parse(created.createdAt)).not.toBeNaN();
     // Durable before the answer: the other replica reads it at once.
-    expect((await getTask(b, created.taskId)).status).toBe('working');
+    expect((await getTask(pair.b, created.taskId)).status).toBe('working');
     const done = await settled(created.taskId);
     expect(done).toMatchObject({
       resultType: 'complete',
@@ -109,43 +100,43 @@ describe('tasks of tools that run long (fixtures)', () => {
   });
 
   it('cancelled on the other replica: cancelled at once, the running tool stops, the ack is idempotent', async () => {
-    const created = resultOf(await call(a, 'slow_compute', { seconds: 60 }));
-    const ack = resultOf(await tasks(b, 'tasks/cancel', { taskId: created.taskId }));
+    const created = resultOf(await call(pair.a, 'slow_compute', { seconds: 60 }));
+    const ack = resultOf(await tasks(pair.b, 'tasks/cancel', { taskId: created.taskId }));
     expect(Object.keys(ack).sort()).toEqual(['_meta', 'resultType']);
     expect(ack.resultType).toBe('complete');
-    expect((await getTask(a, created.taskId)).status).toBe('cancelled');
-    expect(resultOf(await tasks(a, 'tasks/cancel', { taskId: created.taskId })).resultType).toBe(
-      'complete',
-    );
+    expect((await getTask(pair.a, created.taskId)).status).toBe('cancelled');
+    expect(
+      resultOf(await tasks(pair.a, 'tasks/cancel', { taskId: created.taskId })).resultType,
+    ).toBe('complete');
     // Replica a noticed (its watch) and stopped: nothing is written over the cancellation.
     await new Promise((r) => setTimeout(r, 1_500));
-    expect((await getTask(b, created.taskId)).status).toBe('cancelled');
+    expect((await getTask(pair.b, created.taskId)).status).toBe('cancelled');
   });
 
   it('a tool error completes with isError; a protocol error fails with the JSON-RPC error', async () => {
-    const failing = resultOf(await call(b, 'failing_job', {}));
+    const failing = resultOf(await call(pair.b, 'failing_job', {}));
     expect(await settled(failing.taskId)).toMatchObject({
       status: 'completed',
       result: { isError: true },
     });
-    const crashing = resultOf(await call(b, 'protocol_error_job', {}));
+    const crashing = resultOf(await call(pair.b, 'protocol_error_job', {}));
     const failed = await settled(crashing.taskId);
     expect(failed).toMatchObject({ status: 'failed', error: { code: -32603 } });
     expect(failed).not.toHaveProperty('result');
   });
 
   it('input is asked on one replica and answered on the other; the task resumes to completed', async () => {
-    const created = resultOf(await call(a, 'confirm_delete', { filename: 'x.txt' }));
-    let task = await getTask(b, created.taskId);
+    const created = resultOf(await call(pair.a, 'confirm_delete', { filename: 'x.txt' }));
+    let task = await getTask(pair.b, created.taskId);
     for (let i = 0; task.status === 'working' && i < 50; i += 1) {
       await new Promise((r) => setTimeout(r, 100));
-      task = await getTask(b, created.taskId);
+      task = await getTask(pair.b, created.taskId);
     }
     expect(task.status).toBe('input_required');
     const [key] = Object.keys(task.inputRequests);
     expect(task.inputRequests[key].method).toBe('elicitation/create');
     const ack = resultOf(
-      await tasks(b, 'tasks/update', {
+      await tasks(pair.b, 'tasks/update', {
         taskId: created.taskId,
         inputResponses: { [key]: { action: 'accept', content: { confirm: true } } },
       }),
@@ -155,16 +146,18 @@ describe('tasks of tools that run long (fixtures)', () => {
   });
 
   it('someone else’s task does not exist for them (get, cancel, update): -32602 as for an unknown id', async () => {
-    const created = resultOf(await call(a, 'slow_compute', { seconds: 30 }));
-    const unknown = await tasks(b, 'tasks/get', { taskId: '00000000-0000-4000-8000-000000000000' });
+    const created = resultOf(await call(pair.a, 'slow_compute', { seconds: 30 }));
+    const unknown = await tasks(pair.b, 'tasks/get', {
+      taskId: '00000000-0000-4000-8000-000000000000',
+    });
     for (const res of [
-      await tasks(b, 'tasks/get', { taskId: created.taskId }, b.tokens.member),
-      await tasks(b, 'tasks/cancel', { taskId: created.taskId }, b.tokens.member),
+      await tasks(pair.b, 'tasks/get', { taskId: created.taskId }, pair.b.tokens.member),
+      await tasks(pair.b, 'tasks/cancel', { taskId: created.taskId }, pair.b.tokens.member),
       await tasks(
-        a,
+        pair.a,
         'tasks/update',
         { taskId: created.taskId, inputResponses: {} },
-        a.tokens.globex_owner,
+        pair.a.tokens.globex_owner,
       ),
       unknown,
     ]) {
@@ -175,23 +168,29 @@ describe('tasks of tools that run long (fixtures)', () => {
       });
     }
     // The owner's task was not cancelled by the stranger's attempt.
-    expect((await getTask(a, created.taskId)).status).toBe('working');
-    await tasks(a, 'tasks/cancel', { taskId: created.taskId });
+    expect((await getTask(pair.a, created.taskId)).status).toBe('working');
+    await tasks(pair.a, 'tasks/cancel', { taskId: created.taskId });
   });
 
   it('without the extension: the methods answer -32021, a task-optional tool runs at once, a task-only one is refused', async () => {
-    const created = resultOf(await call(a, 'slow_compute', { seconds: 30 }));
-    const gated = await tasks(b, 'tasks/get', { taskId: created.taskId }, b.tokens.owner, {});
+    const created = resultOf(await call(pair.a, 'slow_compute', { seconds: 30 }));
+    const gated = await tasks(
+      pair.b,
+      'tasks/get',
+      { taskId: created.taskId },
+      pair.b.tokens.owner,
+      {},
+    );
     expect(gated.status).toBe(400);
     expect(gated.body.error).toMatchObject({
       code: -32021,
       data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
     });
-    const sync = resultOf(await call(b, 'slow_compute', { seconds: 0 }, {}));
+    const sync = resultOf(await call(pair.b, 'slow_compute', { seconds: 0 }, {}));
     expect(sync.resultType).toBe('complete');
     expect(sync).not.toHaveProperty('taskId');
-    expect((await call(b, 'failing_job', {}, {})).body.error.code).toBe(-32021);
-    await tasks(a, 'tasks/cancel', { taskId: created.taskId });
+    expect((await call(pair.b, 'failing_job', {}, {})).body.error.code).toBe(-32021);
+    await tasks(pair.a, 'tasks/cancel', { taskId: created.taskId });
   });
 });
 
@@ -212,7 +211,7 @@ async function decide(
 
 async function approvalOf(taskId: string): Promise<Json> {
   const [row] = await sqlRows(
-    sql,
+    pair.sql,
     `SELECT a.id, a.status FROM mcp_tasks t JOIN mcp_approvals a ON a.id = t.approval_id WHERE t.id = $1`,
     [taskId],
   );
@@ -221,40 +220,47 @@ async function approvalOf(taskId: string): Promise<Json> {
 
 describe('a call under the approval policy, from a client that speaks tasks', () => {
   it('is a working task while pending; approved through REST on the other replica, 20 concurrent polls run it once and complete it with the result', async () => {
-    const target = await createPortalUser(a, 'Task Target');
-    const created = resultOf(await call(a, TOOL, { id: target.id }));
+    const target = await createPortalUser(pair.a, 'Task Target');
+    const created = resultOf(await call(pair.a, TOOL, { id: target.id }));
     expect(created).toMatchObject({ resultType: 'task', status: 'working' });
     expect(created.statusMessage).toContain('admin permission other than Olivia Owner');
     const approval = await approvalOf(created.taskId);
     expect(approval.status).toBe('pending');
     // Polled while pending: still working, nothing ran.
-    expect((await getTask(b, created.taskId)).status).toBe('working');
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect((await getTask(pair.b, created.taskId)).status).toBe('working');
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
     // Someone else (even the admin who decides) cannot read it.
-    const stranger = await tasks(b, 'tasks/get', { taskId: created.taskId }, b.tokens.member);
+    const stranger = await tasks(
+      pair.b,
+      'tasks/get',
+      { taskId: created.taskId },
+      pair.b.tokens.member,
+    );
     expect(stranger.body.error.code).toBe(-32602);
 
-    expect(await decide(b, approval.id, 'approve', { reason: 'ok' })).toBe(200);
+    expect(await decide(pair.b, approval.id, 'approve', { reason: 'ok' })).toBe(200);
     const polls = await Promise.all(
-      Array.from({ length: POLLS }, (_, i) => getTask(i % 2 === 0 ? a : b, created.taskId)),
+      Array.from({ length: POLLS }, (_, i) =>
+        getTask(i % 2 === 0 ? pair.a : pair.b, created.taskId),
+      ),
     );
     expect(polls.every((p) => p.status === 'working' || p.status === 'completed')).toBe(true);
     const done = await settled(created.taskId);
     expect(done.status).toBe('completed');
     expect(done.result.isError).not.toBe(true);
     expect(textJsonOf(done.result)).toMatchObject({ id: target.id });
-    expect(await portalUserStatus(b, target.id)).toBe(404);
+    expect(await portalUserStatus(pair.b, target.id)).toBe(404);
     expect(
-      await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id }),
+      await auditEvents(pair.a, { action: 'portal_user.deleted', resource_id: target.id }),
     ).toHaveLength(1);
     expect((await approvalOf(created.taskId)).status).toBe('executed');
-    const executed = await auditEvents(a, {
+    const executed = await auditEvents(pair.a, {
       action: 'approval.executed',
       resource_id: approval.id,
     });
     expect(executed).toHaveLength(1);
     const history = await sqlRows(
-      sql,
+      pair.sql,
       `SELECT status FROM mcp_tool_calls WHERE tool = $1 AND status = 'ok'`,
       [TOOL],
     );
@@ -262,10 +268,10 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
   });
 
   it('denied: the task fails with the API envelope (approval_denied, the reason) and nothing runs', async () => {
-    const target = await createPortalUser(a, 'Denied Task Target');
-    const created = resultOf(await call(a, TOOL, { id: target.id }));
+    const target = await createPortalUser(pair.a, 'Denied Task Target');
+    const created = resultOf(await call(pair.a, TOOL, { id: target.id }));
     const approval = await approvalOf(created.taskId);
-    expect(await decide(a, approval.id, 'deny', { reason: 'not today' })).toBe(200);
+    expect(await decide(pair.a, approval.id, 'deny', { reason: 'not today' })).toBe(200);
     const failed = await settled(created.taskId);
     expect(failed.status).toBe('failed');
     expect(failed).not.toHaveProperty('result');
@@ -274,14 +280,14 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
       message: expect.stringContaining('not today'),
       data: { error: { code: 'approval_denied', details: { approval_id: approval.id } } },
     });
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 
   it('expired before anyone decided: the task fails with approval_expired, told once, nothing runs', async () => {
-    const target = await createPortalUser(a, 'Lapsed Task Target');
-    const created = resultOf(await call(a, TOOL, { id: target.id }));
+    const target = await createPortalUser(pair.a, 'Lapsed Task Target');
+    const created = resultOf(await call(pair.a, TOOL, { id: target.id }));
     const approval = await approvalOf(created.taskId);
-    await sql.query(
+    await pair.sql.query(
       `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
       [approval.id],
     );
@@ -291,35 +297,35 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
       code: -31410,
       data: { error: { code: 'approval_expired', details: { approval_id: approval.id } } },
     });
-    expect(await decide(b, approval.id, 'approve')).toBe(409);
+    expect(await decide(pair.b, approval.id, 'approve')).toBe(409);
     // The expiry was told through the task: a retry without tasks asks anew instead.
-    const retried = resultOf(await call(b, TOOL, { id: target.id }, {}));
+    const retried = resultOf(await call(pair.b, TOOL, { id: target.id }, {}));
     expect(textJsonOf(retried).error.code).toBe('approval_pending');
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 
   it('cancelled by the requester: the request is withdrawn (audited) and can no longer be approved', async () => {
-    const target = await createPortalUser(a, 'Withdrawn Target');
-    const created = resultOf(await call(b, TOOL, { id: target.id }));
+    const target = await createPortalUser(pair.a, 'Withdrawn Target');
+    const created = resultOf(await call(pair.b, TOOL, { id: target.id }));
     const approval = await approvalOf(created.taskId);
-    expect(resultOf(await tasks(a, 'tasks/cancel', { taskId: created.taskId })).resultType).toBe(
-      'complete',
-    );
-    expect((await getTask(b, created.taskId)).status).toBe('cancelled');
+    expect(
+      resultOf(await tasks(pair.a, 'tasks/cancel', { taskId: created.taskId })).resultType,
+    ).toBe('complete');
+    expect((await getTask(pair.b, created.taskId)).status).toBe('cancelled');
     expect((await approvalOf(created.taskId)).status).toBe('expired');
-    expect(await decide(a, approval.id, 'approve')).toBe(409);
-    const withdrawn = await auditEvents(a, {
+    expect(await decide(pair.a, approval.id, 'approve')).toBe(409);
+    const withdrawn = await auditEvents(pair.a, {
       action: 'approval.withdrawn',
       resource_id: approval.id,
     });
     expect(withdrawn).toHaveLength(1);
     expect(withdrawn[0].actor_name).toBe('Olivia Owner');
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 
   it('a client without the extension keeps the isError approval_pending answer', async () => {
-    const target = await createPortalUser(a, 'Retry Path Target');
-    const res = await call(a, TOOL, { id: target.id }, {});
+    const target = await createPortalUser(pair.a, 'Retry Path Target');
+    const res = await call(pair.a, TOOL, { id: target.id }, {});
     const result = resultOf(res);
     expect(result.resultType).toBe('complete');
     expect(result.isError).toBe(true);

@@ -1,22 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hiddenField, type BrowserAgent } from '../support/browser-agent.js';
 import { signedInAgent } from '../support/console-sign-in.js';
 import { textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
   askedOf,
-  auditEvents,
   confirmationIdOf,
-  createPortalUser,
   modernToolCall,
-  portalUserStatus,
   postMcp,
-  setConfirmationPolicy,
-  sqlRows,
-  startSqlReplicaPair,
-  type SqlClient,
-  type SqlReplicaPair,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
+import {
+  auditEvents,
+  createPortalUser,
+  portalUserStatus,
+  setConfirmationPolicy,
+  sqlRows,
+  sqlReplicaPairPerFile,
+} from '../support/confirmation-records.js';
 import type { TestServer } from '../support/test-server.js';
 
 /**
@@ -31,26 +31,13 @@ const TOOL = 'delete_portal_user';
 const RETRIES = 20;
 const URL_MODE = { elicitation: { url: {} } };
 
-let a: TestServer;
-let b: TestServer;
-let sql: SqlClient;
-let replicas: SqlReplicaPair | undefined;
 let olivia: BrowserAgent;
 let max: BrowserAgent;
-
-beforeAll(async () => {
-  replicas = await startSqlReplicaPair();
-  ({ a, b, sql } = replicas);
-  await setPolicy({ mode: 'verified', expiry_seconds: 600 });
+const pair = sqlReplicaPairPerFile({}, async ({ a }) => {
+  await setConfirmationPolicy(a, TOOL, { mode: 'verified', expiry_seconds: 600 });
   olivia = await signedInAgent(a, 'olivia.owner@acme.test');
   max = await signedInAgent(a, 'max.member@acme.test');
-}, 180_000);
-
-afterAll(() => replicas?.close());
-
-function setPolicy(body: Record<string, unknown>): Promise<number> {
-  return setConfirmationPolicy(a, TOOL, body);
-}
+});
 
 /** The owner's delete on 2026-07-28 from a client that declares URL-mode elicitation. */
 function modernDelete(
@@ -153,7 +140,7 @@ async function trailOf(
 
 async function ledgerRow(id: string): Promise<Json> {
   const [row] = await sqlRows(
-    sql,
+    pair.sql,
     `SELECT status, mode, policy_version, verified_at IS NOT NULL AS verified FROM mcp_confirmations WHERE id = $1`,
     [id],
   );
@@ -162,10 +149,10 @@ async function ledgerRow(id: string): Promise<Json> {
 
 describe('verified policy, 2026-07-28', () => {
   it('asks with the page’s URL; only Olivia, signed in, can confirm; 20 concurrent retries on two replicas run it once', async () => {
-    const target = await createPortalUser(a, 'Verified Target');
-    const first = await modernDelete(a, target.id);
+    const target = await createPortalUser(pair.a, 'Verified Target');
+    const first = await modernDelete(pair.a, target.id);
     const { url, id, requestState } = pageOf(first);
-    expect(url).toBe(`${a.server.config.baseUrl}/confirm/${id}`);
+    expect(url).toBe(`${pair.a.server.config.baseUrl}/confirm/${id}`);
     expect(askedOf(first).request.params.message).toContain('Verified Target');
     expect(askedOf(first).request.params).not.toHaveProperty('elicitationId');
     expect(await ledgerRow(id)).toMatchObject({
@@ -180,10 +167,10 @@ describe('verified policy, 2026-07-28', () => {
       { confirm: { action: 'accept' } },
       { confirm: { action: 'accept', content: { confirm: true } } },
     ]) {
-      const early = await modernDelete(b, target.id, { requestState, inputResponses });
+      const early = await modernDelete(pair.b, target.id, { requestState, inputResponses });
       expect(pageOf(early)).toEqual({ url, id, requestState });
     }
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
 
     // Not signed in: sent to sign in first, and told nothing about the question.
     const anonymous = await fetch(url, { redirect: 'manual' });
@@ -223,7 +210,7 @@ describe('verified policy, 2026-07-28', () => {
 
     const outcomes = await Promise.all(
       Array.from({ length: RETRIES }, (_, i) =>
-        modernDelete(i % 2 === 0 ? a : b, target.id, {
+        modernDelete(i % 2 === 0 ? pair.a : pair.b, target.id, {
           requestState,
           inputResponses: { confirm: { action: 'accept' } },
         }),
@@ -231,8 +218,11 @@ describe('verified policy, 2026-07-28', () => {
     ).then((all) => all.map(outcomeOf));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
     expect(outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed')).toEqual([]);
-    expect(await portalUserStatus(b, target.id)).toBe(404);
-    const deleted = await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id });
+    expect(await portalUserStatus(pair.b, target.id)).toBe(404);
+    const deleted = await auditEvents(pair.a, {
+      action: 'portal_user.deleted',
+      resource_id: target.id,
+    });
     expect(deleted).toHaveLength(1);
     expect(deleted[0].confirmation_id).toBe(id);
     expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
@@ -244,7 +234,7 @@ describe('verified policy, 2026-07-28', () => {
 
     // Asked by the client for Olivia; refused to Max twice; confirmed by Olivia on the page; used
     // once by the retry that ran (in its request, beside the deletion), whichever replica it was.
-    const chain = await chainOf(a, id);
+    const chain = await chainOf(pair.a, id);
     expect(chain.map((e) => [e.action, e.actor_name, e.channel, e.client_name])).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
       ['confirmation.refused', 'Max Member', 'web', 'raw-e2e'],
@@ -264,7 +254,7 @@ describe('verified policy, 2026-07-28', () => {
 
     // The confirmation's detail tells the whole chain: asked, decided on the page, what ran.
     const detail: Json = await (
-      await b.request(`/v1/mcp/confirmations/${id}`, { token: 'owner' })
+      await pair.b.request(`/v1/mcp/confirmations/${id}`, { token: 'owner' })
     ).json();
     expect(detail).toMatchObject({
       id,
@@ -285,29 +275,29 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('declined on the page: the retry is told USER_DECLINED and nothing is deleted', async () => {
-    const target = await createPortalUser(a, 'Declined Target');
-    const { id, requestState } = pageOf(await modernDelete(a, target.id));
+    const target = await createPortalUser(pair.a, 'Declined Target');
+    const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
     const declined = await press(olivia, id, 'decline');
     expect(declined.status).toBe(200);
     expect(declined.html).toContain('You declined it');
-    const retry = await modernDelete(b, target.id, {
+    const retry = await modernDelete(pair.b, target.id, {
       requestState,
       inputResponses: { confirm: { action: 'accept' } },
     });
     expect(outcomeOf(retry)).toBe('USER_DECLINED');
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
     expect(await ledgerRow(id)).toMatchObject({ status: 'declined' });
-    expect(await trailOf(a, id)).toEqual([
+    expect(await trailOf(pair.a, id)).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
       ['confirmation.declined', 'Olivia Owner', 'web', 'raw-e2e'],
     ]);
   });
 
   it('declined in the client (its URL-mode answer): the retry is USER_DECLINED, audited once', async () => {
-    const target = await createPortalUser(a, 'Client Declined Target');
-    const { id, requestState } = pageOf(await modernDelete(a, target.id));
+    const target = await createPortalUser(pair.a, 'Client Declined Target');
+    const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
     const retries = await Promise.all(
-      [a, b].map((t) =>
+      [pair.a, pair.b].map((t) =>
         modernDelete(t, target.id, {
           requestState,
           inputResponses: { confirm: { action: 'decline' } },
@@ -316,8 +306,8 @@ describe('verified policy, 2026-07-28', () => {
     );
     expect(retries.map(outcomeOf)).toEqual(['USER_DECLINED', 'USER_DECLINED']);
     expect(await ledgerRow(id)).toMatchObject({ status: 'declined' });
-    expect(await portalUserStatus(a, target.id)).toBe(200);
-    const chain = await chainOf(b, id);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    const chain = await chainOf(pair.b, id);
     expect(chain.map((e) => [e.action, e.actor_name, e.channel])).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp'],
       ['confirmation.declined', 'Olivia Owner', 'mcp'],
@@ -326,9 +316,9 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('a lapsed question: the page refuses it and the retry asks a new one', async () => {
-    const target = await createPortalUser(a, 'Lapsed Target');
-    const { id, requestState } = pageOf(await modernDelete(a, target.id));
-    await sql.query(
+    const target = await createPortalUser(pair.a, 'Lapsed Target');
+    const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
+    await pair.sql.query(
       `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
       [id],
     );
@@ -337,14 +327,14 @@ describe('verified policy, 2026-07-28', () => {
     expect(page.html).toContain('expired');
     // Two retries at once, one on each replica: each is asked anew; the lapsed one closes once.
     const retries = await Promise.all(
-      [a, b].map((t) => modernDelete(t, target.id, { requestState })),
+      [pair.a, pair.b].map((t) => modernDelete(t, target.id, { requestState })),
     );
     const fresh = retries.map((r) => pageOf(r).id);
     expect(fresh).not.toContain(id);
     expect(new Set(fresh).size).toBe(2);
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
     expect(await ledgerRow(id)).toMatchObject({ status: 'expired' });
-    const chain = await chainOf(a, id);
+    const chain = await chainOf(pair.a, id);
     expect(chain.map((e) => [e.action, e.actor_name, e.channel])).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp'],
       ['confirmation.expired', 'Olivia Owner', 'mcp'],
@@ -356,39 +346,42 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('confirmed on the page but not used in time: expired once, nothing runs', async () => {
-    const target = await createPortalUser(a, 'Unused Target');
-    const { id, requestState } = pageOf(await modernDelete(a, target.id));
+    const target = await createPortalUser(pair.a, 'Unused Target');
+    const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
     expect((await press(olivia, id, 'confirm')).status).toBe(200);
-    await sql.query(
+    await pair.sql.query(
       `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
       [id],
     );
     const retries = await Promise.all(
-      [a, b].map((t) => modernDelete(t, target.id, { requestState })),
+      [pair.a, pair.b].map((t) => modernDelete(t, target.id, { requestState })),
     );
     expect(retries.map((r) => pageOf(r).id)).not.toContain(id);
-    expect(await portalUserStatus(a, target.id)).toBe(200);
-    expect(await trailOf(b, id)).toEqual([
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await trailOf(pair.b, id)).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
       ['confirmation.confirmed', 'Olivia Owner', 'web', 'raw-e2e'],
       ['confirmation.expired', 'Olivia Owner', 'mcp', 'raw-e2e'],
     ]);
-    expect((await chainOf(b, id))[2].changes).toMatchObject({
+    expect((await chainOf(pair.b, id))[2].changes).toMatchObject({
       status: { before: 'confirmed', after: 'expired' },
       reason: { after: 'confirmed on the page but not used before it expired' },
     });
   });
 
   it('a policy change: a decision made under the older version is refused, on the page and at the retry', async () => {
-    const target = await createPortalUser(a, 'Policy Target');
+    const target = await createPortalUser(pair.a, 'Policy Target');
     // Confirmed under the version in force, then the policy changes (a new expiry, same mode).
-    const confirmedFirst = pageOf(await modernDelete(a, target.id));
+    const confirmedFirst = pageOf(await modernDelete(pair.a, target.id));
     expect((await press(olivia, confirmedFirst.id, 'confirm')).status).toBe(200);
     // Asked under the version in force, not answered before the change.
-    const openFirst = pageOf(await modernDelete(a, target.id));
+    const openFirst = pageOf(await modernDelete(pair.a, target.id));
     const page = await open(olivia, openFirst.id);
     expect(page.status).toBe(200);
-    const version = await setPolicy({ mode: 'verified', expiry_seconds: 900 });
+    const version = await setConfirmationPolicy(pair.a, TOOL, {
+      mode: 'verified',
+      expiry_seconds: 900,
+    });
 
     const late = await olivia.fetch(`/confirm/${openFirst.id}`, {
       form: { csrf: hiddenField(page.html, 'csrf'), decision: 'confirm' },
@@ -396,20 +389,22 @@ describe('verified policy, 2026-07-28', () => {
     expect(late.status).toBe(409);
     expect(await ledgerRow(openFirst.id)).toMatchObject({ status: 'pending', verified: false });
 
-    const retry = await modernDelete(b, target.id, { requestState: confirmedFirst.requestState });
+    const retry = await modernDelete(pair.b, target.id, {
+      requestState: confirmedFirst.requestState,
+    });
     const asked = pageOf(retry);
     expect(asked.id).not.toBe(confirmedFirst.id);
     expect(await ledgerRow(asked.id)).toMatchObject({ policy_version: version });
     expect(await ledgerRow(confirmedFirst.id)).toMatchObject({ status: 'pending', verified: true });
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 });
 
 describe('verified policy, 2025-11-25', () => {
   it('URLElicitationRequiredError names the page; after Olivia confirms, 20 concurrent retries run it once', async () => {
-    const target = await createPortalUser(a, 'Legacy Target');
-    const session = await legacySession(a);
-    const first = await legacyDelete(a, session, target.id);
+    const target = await createPortalUser(pair.a, 'Legacy Target');
+    const session = await legacySession(pair.a);
+    const first = await legacyDelete(pair.a, session, target.id);
     expect(first.body.error).toMatchObject({
       code: -32042,
       data: {
@@ -425,18 +420,18 @@ describe('verified policy, 2025-11-25', () => {
     });
     const [elicitation] = first.body.error.data.elicitations;
     const id: string = elicitation.elicitationId;
-    expect(elicitation.url).toBe(`${a.server.config.baseUrl}/confirm/${id}`);
+    expect(elicitation.url).toBe(`${pair.a.server.config.baseUrl}/confirm/${id}`);
     // Retried before the page: the same question again, on either replica; no second row.
-    const again = await legacyDelete(b, session, target.id);
+    const again = await legacyDelete(pair.b, session, target.id);
     expect(again.body.error.data.elicitations[0].elicitationId).toBe(id);
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
 
     expect((await open(max, id)).status).toBe(403);
     expect((await press(olivia, id, 'confirm')).status).toBe(200);
 
     const outcomes = await Promise.all(
       Array.from({ length: RETRIES }, (_, i) =>
-        legacyDelete(i % 2 === 0 ? a : b, session, target.id),
+        legacyDelete(i % 2 === 0 ? pair.a : pair.b, session, target.id),
       ),
     ).then((all) => all.map(outcomeOf));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
@@ -445,22 +440,25 @@ describe('verified policy, 2025-11-25', () => {
       outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed' && o !== 'NOT_FOUND'),
     ).toEqual([]);
     // The same call once more, right after: a duplicate of the one that ran, not a new question.
-    expect(outcomeOf(await legacyDelete(b, session, target.id))).toBe('confirmation_replayed');
+    expect(outcomeOf(await legacyDelete(pair.b, session, target.id))).toBe('confirmation_replayed');
     // No new question was asked for them.
     const [{ n }] = await sqlRows(
-      sql,
+      pair.sql,
       `SELECT count(*)::int AS n FROM mcp_confirmations WHERE target_id = $1`,
       [target.id],
     );
     expect(n).toBe(1);
-    const deleted = await auditEvents(a, { action: 'portal_user.deleted', resource_id: target.id });
+    const deleted = await auditEvents(pair.a, {
+      action: 'portal_user.deleted',
+      resource_id: target.id,
+    });
     expect(deleted).toHaveLength(1);
     expect(deleted[0].confirmation_id).toBe(id);
     expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
     expect((await open(olivia, id)).status).toBe(410);
     // Asked once (the retry before the page asked nothing new), refused to Max when he opened it,
     // confirmed by Olivia, used once among the 21 calls after.
-    expect(await trailOf(a, id)).toEqual([
+    expect(await trailOf(pair.a, id)).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'legacy-url'],
       ['confirmation.refused', 'Max Member', 'web', 'legacy-url'],
       ['confirmation.confirmed', 'Olivia Owner', 'web', 'legacy-url'],
@@ -469,50 +467,52 @@ describe('verified policy, 2025-11-25', () => {
   });
 
   it('a lapsed question is closed once when the same call comes back, and asked anew', async () => {
-    const target = await createPortalUser(a, 'Legacy Lapsed');
-    const session = await legacySession(a);
-    const first = await legacyDelete(a, session, target.id);
+    const target = await createPortalUser(pair.a, 'Legacy Lapsed');
+    const session = await legacySession(pair.a);
+    const first = await legacyDelete(pair.a, session, target.id);
     const id: string = first.body.error.data.elicitations[0].elicitationId;
-    await sql.query(
+    await pair.sql.query(
       `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
       [id],
     );
-    const again = await Promise.all([a, b].map((t) => legacyDelete(t, session, target.id)));
+    const again = await Promise.all(
+      [pair.a, pair.b].map((t) => legacyDelete(t, session, target.id)),
+    );
     for (const res of again) {
       expect(res.body.error.code).toBe(-32042);
       expect(res.body.error.data.elicitations[0].elicitationId).not.toBe(id);
     }
     expect(await ledgerRow(id)).toMatchObject({ status: 'expired' });
-    expect(await trailOf(b, id)).toEqual([
+    expect(await trailOf(pair.b, id)).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'legacy-url'],
       ['confirmation.expired', 'Olivia Owner', 'mcp', 'legacy-url'],
     ]);
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 
   it('a decline on the page is told once; the next call asks again', async () => {
-    const target = await createPortalUser(a, 'Legacy Declined');
-    const session = await legacySession(a);
-    const first = await legacyDelete(a, session, target.id);
+    const target = await createPortalUser(pair.a, 'Legacy Declined');
+    const session = await legacySession(pair.a);
+    const first = await legacyDelete(pair.a, session, target.id);
     const id: string = first.body.error.data.elicitations[0].elicitationId;
     expect((await press(olivia, id, 'decline')).status).toBe(200);
-    expect(outcomeOf(await legacyDelete(b, session, target.id))).toBe('USER_DECLINED');
-    const next = await legacyDelete(a, session, target.id);
+    expect(outcomeOf(await legacyDelete(pair.b, session, target.id))).toBe('USER_DECLINED');
+    const next = await legacyDelete(pair.a, session, target.id);
     expect(next.body.error.code).toBe(-32042);
     expect(next.body.error.data.elicitations[0].elicitationId).not.toBe(id);
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 
   it('a 2025 client that did not declare elicitation.url (or 2025-06-18) gets confirmation_required', async () => {
-    const target = await createPortalUser(a, 'Legacy Form Only');
-    const formOnly = await legacySession(a, { elicitation: {} });
-    const refused = await legacyDelete(a, formOnly, target.id);
+    const target = await createPortalUser(pair.a, 'Legacy Form Only');
+    const formOnly = await legacySession(pair.a, { elicitation: {} });
+    const refused = await legacyDelete(pair.a, formOnly, target.id);
     expect(outcomeOf(refused)).toBe('confirmation_required');
     expect(textJsonOf(refused.body.result).error.message).toContain('mode "verified"');
-    const urlSession = await legacySession(a);
-    expect(outcomeOf(await legacyDelete(a, urlSession, target.id, '2025-06-18'))).toBe(
+    const urlSession = await legacySession(pair.a);
+    expect(outcomeOf(await legacyDelete(pair.a, urlSession, target.id, '2025-06-18'))).toBe(
       'confirmation_required',
     );
-    expect(await portalUserStatus(a, target.id)).toBe(200);
+    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 });

@@ -1,4 +1,3 @@
-import { Client as PgClient } from 'pg';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -7,14 +6,13 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AppConfig } from '@app/config';
-import { startReplicaPair, type TestServer } from './test-server.js';
 import { capturingFetch, parseMaybe, type Exchange, type Json } from './mcp-peers.js';
 
 /**
  * Shared by the confirmation, authorization and race tests: raw `/mcp` requests in both eras
- * (any base URL, so a second instance can be addressed), real SDK clients that answer
- * `elicitation/create`, REST look-ups of the records, and direct SQL on the ledger.
+ * (any base URL, so a second instance can be addressed) and real SDK clients that answer
+ * `elicitation/create`. The records they act on, the ledger's rows and two replicas of one
+ * database are confirmation-records.ts.
  */
 
 export const MODERN_VERSION = '2026-07-28';
@@ -257,168 +255,5 @@ export async function connectConfirmingPeer(
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// REST look-ups (as the demo owner) and SQL
-
-let seq = 0;
-
-/** A fresh portal user created through the REST API (no invitation mail). */
-export async function createPortalUser(
-  t: TestServer,
-  name = 'Temp Person',
-  email?: string,
-): Promise<{ id: string; name: string; email: string }> {
-  seq += 1;
-  const address = email ?? `temp.${Date.now().toString(36)}.${seq}@example.com`;
-  const res = await t.request('/v1/portal-users', {
-    method: 'POST',
-    token: 'owner',
-    json: { name, email: address, send_invitation: false },
-  });
-  const body: Json = await res.json();
-  if (res.status !== 201)
-    throw new Error(`create portal user: ${res.status} ${JSON.stringify(body)}`);
-  return { id: body.id, name: body.name, email: body.email };
-}
-
-/** The HTTP status of `GET /v1/portal-users/{id}` as the owner: 200 while it exists, 404 after. */
-export async function portalUserStatus(t: TestServer, id: string): Promise<number> {
-  const res = await t.request(`/v1/portal-users/${id}`, { token: 'owner' });
-  await res.body?.cancel();
-  return res.status;
-}
-
-export async function accountStatus(t: TestServer, id: string): Promise<number> {
-  const res = await t.request(`/v1/accounts/${id}`, { token: 'owner' });
-  await res.body?.cancel();
-  return res.status;
-}
-
-/** The demo account of that name (Acme), via the REST API. */
-export async function accountIdByName(t: TestServer, name: string): Promise<string> {
-  const page: Json = await (await t.request('/v1/accounts?limit=100', { token: 'owner' })).json();
-  const id: unknown = page.data.find((a: Json) => a.name === name)?.id;
-  if (typeof id !== 'string') throw new Error(`no account ${name}: ${JSON.stringify(page)}`);
-  return id;
-}
-
-export async function portalUserIdByEmail(t: TestServer, email: string): Promise<string> {
-  const page: Json = await (
-    await t.request(`/v1/portal-users?q=${encodeURIComponent(email)}`, { token: 'owner' })
-  ).json();
-  const id: unknown = page.data.find((u: Json) => u.email === email)?.id;
-  if (typeof id !== 'string') throw new Error(`no portal user ${email}: ${JSON.stringify(page)}`);
-  return id;
-}
-
-/** Sets `tool`'s confirmation policy as the owner (PATCH, e.g. `{mode, expiry_seconds}`); its new version. */
-export async function setConfirmationPolicy(
-  t: TestServer,
-  tool: string,
-  body: Record<string, unknown>,
-): Promise<number> {
-  const res = await t.request(`/v1/mcp/confirmation-policies/${tool}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: body,
-  });
-  const json: Json = await res.json();
-  if (res.status !== 200) throw new Error(`set policy: ${res.status} ${JSON.stringify(json)}`);
-  return json.version;
-}
-
-/** Makes the demo member `email` an admin as the owner: the second admin an approval needs. */
-export async function promoteToAdmin(t: TestServer, email: string): Promise<void> {
-  const members: Json = await (await t.request('/v1/members', { token: 'owner' })).json();
-  const member = members.data.find((m: Json) => m.email === email);
-  if (member === undefined) throw new Error(`no member ${email}`);
-  const promoted = await t.request(`/v1/members/${member.user_id}`, {
-    method: 'PATCH',
-    token: 'owner',
-    json: { role: 'admin' },
-  });
-  if (promoted.status !== 200) throw new Error(`promoting ${email} answered ${promoted.status}`);
-}
-
-/** Audit events through the REST API (owner holds audit.read), e.g. `{action, resource_id}`. */
-export async function auditEvents(t: TestServer, query: Record<string, string>): Promise<Json[]> {
-  const qs = new URLSearchParams({ limit: '100', ...query }).toString();
-  const res = await t.request(`/v1/audit-events?${qs}`, { token: 'owner' });
-  const page: Json = await res.json();
-  if (res.status !== 200) throw new Error(`audit events: ${res.status} ${JSON.stringify(page)}`);
-  return page.data;
-}
-
-/** A direct connection to the test database (ledger rows, fixtures REST refuses to create). */
-export type SqlClient = PgClient;
-
-export async function openSql(url: string): Promise<SqlClient> {
-  const client = new PgClient({ connectionString: url });
-  await client.connect();
-  return client;
-}
-
-export async function sqlRows<T = Json>(
-  sql: SqlClient,
-  text: string,
-  params: unknown[] = [],
-): Promise<T[]> {
-  const result = await sql.query(text, params);
-  const rows: T[] = result.rows;
-  return rows;
-}
-
-export async function ledgerStatus(sql: SqlClient, confirmationId: string): Promise<string | null> {
-  const rows = await sqlRows<{ status: string }>(
-    sql,
-    'SELECT status FROM mcp_confirmations WHERE id = $1',
-    [confirmationId],
-  );
-  return rows[0]?.status ?? null;
-}
-
-export async function ledgerCount(sql: SqlClient, where = 'TRUE', params: unknown[] = []) {
-  const rows = await sqlRows<{ n: string }>(
-    sql,
-    `SELECT count(*)::text AS n FROM mcp_confirmations WHERE ${where}`,
-    params,
-  );
-  return Number(rows[0].n);
-}
-
 /** Any control, format (bidi, zero-width), separator-line or lone surrogate character. */
 export const UNSAFE_PROMPT_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
-
-/** Two replicas of one database and a direct SQL connection to it; `close()` ends all three. */
-export interface SqlReplicaPair {
-  a: TestServer;
-  b: TestServer;
-  sql: SqlClient;
-  close(): Promise<void>;
-}
-
-/** {@link startReplicaPair} with `overrides`, plus {@link openSql} on their database. */
-export async function startSqlReplicaPair(
-  overrides: Partial<AppConfig> = {},
-): Promise<SqlReplicaPair> {
-  const pair = await startReplicaPair(overrides);
-  let sql: SqlClient;
-  try {
-    sql = await openSql(pair.a.db.url);
-  } catch (err) {
-    await pair.close();
-    throw err;
-  }
-  return {
-    a: pair.a,
-    b: pair.b,
-    sql,
-    close: async () => {
-      try {
-        await sql.end();
-      } finally {
-        await pair.close();
-      }
-    },
-  };
-}
