@@ -13,6 +13,7 @@ import {
   CompletionsHandler,
   PromptsHandler,
   ResourcesHandler,
+  STATIC_LIST_CACHE,
   TasksHandler,
   ToolCatalog,
   ToolExecutor,
@@ -50,9 +51,9 @@ export const MCP_CAPABILITIES: { legacy: McpServerCapabilities; modern: McpServe
 /**
  * `tools/list` is the same for every token (every tool is listed for everyone, so a model learns
  * what exists; the call-time checks say what is missing and who can fix it), and changes only with a deployment, so it may be shared
- * across authorization contexts for five minutes.
+ * across authorization contexts for five minutes, like the catalogue's other lists.
  */
-export const TOOLS_LIST_CACHE: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
+export const TOOLS_LIST_CACHE: McpCacheHint = STATIC_LIST_CACHE;
 
 export interface McpEndpointDependencies {
   catalog: ToolCatalog;

@@ -14,7 +14,12 @@ export type { ToolDefinition, ToolAnnotations } from './tool-definition.js';
 export { schemaOfDto, type JsonSchema } from './json-schema.factory.js';
 export { TOOLS } from './tools.js';
 export { AUTHORIZATION_REFUSED } from './mcp-refusals.js';
-export { assertFirstPage, ORGANIZATION_URI, ResourcesHandler } from './resources.handler.js';
+export {
+  assertFirstPage,
+  ORGANIZATION_URI,
+  ResourcesHandler,
+  STATIC_LIST_CACHE,
+} from './resources.handler.js';
 export { PromptsHandler } from './prompts.handler.js';
 export { CompletionsHandler } from './completions.handler.js';
 export { TasksHandler } from './tasks.handler.js';

@@ -81,12 +81,13 @@ export function assertReadableParam(what: string, value: string): void {
 }
 
 /**
- * The non-empty string `params[key]` (a prompt's name, a resource's URI), or -32602 saying that
- * `what` is required.
+ * The non-empty, readable string `params[key]` (a prompt's name, a resource's URI), or -32602
+ * saying that `what` is required, or what `key` must not contain (see {@link assertReadableParam}).
  */
 export function requiredParam(params: Record<string, unknown>, key: string, what: string): string {
   const value = params[key];
   if (typeof value !== 'string' || value === '')
     throw new McpError(INVALID_PARAMS, `Invalid params: ${what} is required`);
+  assertReadableParam(key, value);
   return value;
 }

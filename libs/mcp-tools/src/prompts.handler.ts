@@ -5,13 +5,12 @@ import {
   INVALID_PARAMS,
   isFirstRevision,
   McpError,
-  type McpCacheHint,
   type McpHandlerOutcome,
   type McpRequestContext,
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { assertReadableParam, refusalOf, requiredParam } from './mcp-refusals.js';
-import { assertFirstPage } from './resources.handler.js';
+import { assertFirstPage, STATIC_LIST_CACHE } from './resources.handler.js';
 import { MCP_EXTENSIONS, type ExtensionPrompt, type McpExtension } from './mcp-extension.js';
 import { ToolCatalog } from './tool-catalog.js';
 
@@ -37,7 +36,6 @@ interface PromptSpec {
   render(args: PromptArguments, now: Date): string;
 }
 
-const LIST_CACHE: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
 const DEFAULT_REVIEW_DAYS = 7;
 const EMAIL_MAX = 254;
 const NAME_MAX = 200;
@@ -234,7 +232,7 @@ export class PromptsHandler {
   async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpHandlerOutcome> {
     assertFirstPage(params);
     const prompts = isFirstRevision(ctx.protocolVersion) ? this.listingV1 : this.listing;
-    return { kind: 'complete', result: { prompts }, cache: LIST_CACHE };
+    return { kind: 'complete', result: { prompts }, cache: STATIC_LIST_CACHE };
   }
 
   async get(
@@ -243,7 +241,6 @@ export class PromptsHandler {
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
     const name = requiredParam(params, 'name', 'prompt name');
-    assertReadableParam('name', name);
     const added = this.added.get(name);
     if (added !== undefined) {
       const args = readArguments(added, params.arguments);

@@ -4,7 +4,6 @@ import { AccessPolicy } from '@app/access';
 import {
   authorizationEnvelopeOf,
   authorizationRefused,
-  assertReadableParam,
   requiredParam,
   envelopeOf,
   refusalOf,
@@ -44,8 +43,11 @@ export function assertFirstPage(params: Record<string, unknown>): void {
 
 const MIME_TYPE = 'application/json';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Static lists change only with a deployment and are the same for every token. */
-const LIST_CACHE: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
+/**
+ * The catalogue's lists (tools, prompts, resources and templates) change only with a deployment
+ * and are the same for every token: any cache may keep them for five minutes.
+ */
+export const STATIC_LIST_CACHE: McpCacheHint = { ttlMs: 300_000, cacheScope: 'public' };
 /** A record is the caller's and may change at any time. */
 const READ_CACHE: McpCacheHint = { ttlMs: 0, cacheScope: 'private' };
 
@@ -154,7 +156,11 @@ export class ResourcesHandler {
 
   async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpHandlerOutcome> {
     assertFirstPage(params);
-    return { kind: 'complete', result: { resources: pick(this.listing, ctx) }, cache: LIST_CACHE };
+    return {
+      kind: 'complete',
+      result: { resources: pick(this.listing, ctx) },
+      cache: STATIC_LIST_CACHE,
+    };
   }
 
   async listTemplates(
@@ -165,7 +171,7 @@ export class ResourcesHandler {
     return {
       kind: 'complete',
       result: { resourceTemplates: pick(this.templateListing, ctx) },
-      cache: LIST_CACHE,
+      cache: STATIC_LIST_CACHE,
     };
   }
 
@@ -175,7 +181,6 @@ export class ResourcesHandler {
     extra: McpCallExtra,
   ): Promise<McpHandlerOutcome> {
     const uri = requiredParam(params, 'uri', 'uri');
-    assertReadableParam('uri', uri);
     for (const r of this.added) {
       const vars =
         r.uri === undefined
