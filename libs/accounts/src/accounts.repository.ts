@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { uniqueConstraintOf } from '@app/database';
+import { constraintErrorOf } from '@app/database';
 import { DomainError } from '@app/errors';
 import { contains, CURSOR_TIMESTAMP_SQL, newestFirstQuery } from '@app/rest-contract';
 
@@ -42,7 +42,7 @@ export class AccountsRepository {
       );
       return rows[0];
     } catch (err) {
-      throw uniquenessError(err) ?? err;
+      throw constraintErrorOf(err, CONSTRAINT_ERRORS) ?? err;
     }
   }
 
@@ -81,7 +81,7 @@ export class AccountsRepository {
       );
       return rows[0];
     } catch (err) {
-      throw uniquenessError(err) ?? err;
+      throw constraintErrorOf(err, CONSTRAINT_ERRORS) ?? err;
     }
   }
 
@@ -122,7 +122,7 @@ export class AccountsRepository {
   }
 }
 
-const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
+const CONSTRAINT_ERRORS: Readonly<Record<string, () => DomainError>> = {
   uq_accounts_org_external_id: () =>
     DomainError.taken(
       'CONFLICT',
@@ -136,8 +136,3 @@ const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
       'An account with this tax_id already exists in this organisation',
     ),
 };
-
-function uniquenessError(err: unknown): DomainError | undefined {
-  const constraint = uniqueConstraintOf(err);
-  return constraint === undefined ? undefined : UNIQUENESS_ERRORS[constraint]?.();
-}

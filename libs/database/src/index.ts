@@ -11,6 +11,7 @@ export {
 export { MIGRATIONS } from './migrations/index.js';
 export { poolStats } from './pool-stats.js';
 export {
+  constraintErrorOf,
   foreignKeyConstraintOf,
   isDatabaseUnavailable,
   isUndefinedTable,

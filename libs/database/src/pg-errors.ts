@@ -26,6 +26,18 @@ export function foreignKeyConstraintOf(err: unknown): string | undefined {
   return e?.code === '23503' ? e.constraint : undefined;
 }
 
+/**
+ * What a repository answers for a unique or foreign-key violation: `errors` by the violated
+ * constraint's name; undefined for any other error, or a constraint `errors` does not name.
+ */
+export function constraintErrorOf<E>(
+  err: unknown,
+  errors: Readonly<Record<string, () => E>>,
+): E | undefined {
+  const constraint = uniqueConstraintOf(err) ?? foreignKeyConstraintOf(err);
+  return constraint === undefined ? undefined : errors[constraint]?.();
+}
+
 /** `relation "…" does not exist` (42P01): e.g. a table whose migration has not run. */
 export function isUndefinedTable(err: unknown): boolean {
   return pgError(err)?.code === '42P01';

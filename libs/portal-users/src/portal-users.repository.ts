@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { foreignKeyConstraintOf, uniqueConstraintOf } from '@app/database';
+import { constraintErrorOf } from '@app/database';
 import { DomainError } from '@app/errors';
 import { contains, CURSOR_TIMESTAMP_SQL, equals, newestFirstQuery } from '@app/rest-contract';
 import type { PortalUserStatus } from './portal-user.dto.js';
@@ -68,7 +68,7 @@ export class PortalUsersRepository {
       );
       return rows[0];
     } catch (err) {
-      throw constraintError(err) ?? err;
+      throw constraintErrorOf(err, CONSTRAINT_ERRORS) ?? err;
     }
   }
 
@@ -114,7 +114,7 @@ export class PortalUsersRepository {
         ),
       );
     } catch (err) {
-      throw constraintError(err) ?? err;
+      throw constraintErrorOf(err, CONSTRAINT_ERRORS) ?? err;
     }
   }
 
@@ -219,7 +219,7 @@ function first([rows]: [PortalUserRow[], number]): PortalUserRow | undefined {
   return rows[0];
 }
 
-const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
+const CONSTRAINT_ERRORS: Readonly<Record<string, () => DomainError>> = {
   uq_portal_users_org_email: () =>
     DomainError.taken(
       'DUPLICATE_ERROR',
@@ -232,16 +232,9 @@ const UNIQUENESS_ERRORS: Readonly<Record<string, () => DomainError>> = {
       'external_id',
       'external_id is already used by another portal user in this organisation',
     ),
-};
-
-function constraintError(err: unknown): DomainError | undefined {
-  const unique = uniqueConstraintOf(err);
-  if (unique !== undefined) return UNIQUENESS_ERRORS[unique]?.();
-  if (foreignKeyConstraintOf(err) === 'fk_portal_users_account') {
-    return DomainError.validation(
+  fk_portal_users_account: () =>
+    DomainError.validation(
       [{ field: 'account_id', message: 'must be the id of an account of this organisation' }],
       'Validation failed: account_id must be the id of an account of this organisation',
-    );
-  }
-  return undefined;
-}
+    ),
+};
