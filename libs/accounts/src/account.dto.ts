@@ -103,8 +103,7 @@ export class AccountDto {
 
 export class AccountPageDto {
   @Out.nested(() => AccountDto, { isArray: true }) data: AccountDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }
 
 export class DeletedAccountDto {

@@ -84,8 +84,7 @@ export class ApprovalDto {
 
 export class ApprovalPageDto {
   @Out.nested(() => ApprovalDto, { isArray: true }) data: ApprovalDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }
 
 export class PendingApprovalCountDto {

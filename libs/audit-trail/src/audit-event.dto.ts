@@ -134,8 +134,7 @@ export class AuditEventDto {
 
 export class AuditEventPageDto {
   @Out.nested(() => AuditEventDto, { isArray: true }) data: AuditEventDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }
 
 export class AuditEventExportPageDto {

@@ -82,8 +82,7 @@ export class ConfirmationDto {
 
 export class ConfirmationPageDto {
   @Out.nested(() => ConfirmationDto, { isArray: true }) data: ConfirmationDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }
 
 /** A confirmation with what it led to: the tool call it authorized and the audit events it produced. */

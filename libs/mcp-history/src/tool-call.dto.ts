@@ -122,6 +122,5 @@ export class ToolCallDto {
 
 export class ToolCallPageDto {
   @Out.nested(() => ToolCallDto, { isArray: true }) data: ToolCallDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }

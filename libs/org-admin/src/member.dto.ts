@@ -65,6 +65,5 @@ export class MemberDto {
 
 export class MemberPageDto {
   @Out.nested(() => MemberDto, { isArray: true }) data: MemberDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }

@@ -79,6 +79,5 @@ export class CreatedTokenDto extends TokenDto {
 
 export class TokenPageDto {
   @Out.nested(() => TokenDto, { isArray: true }) data: TokenDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }

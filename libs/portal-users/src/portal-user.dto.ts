@@ -155,8 +155,7 @@ export class PortalUserDto {
 
 export class PortalUserPageDto {
   @Out.nested(() => PortalUserDto, { isArray: true }) data: PortalUserDto[];
-  @Out.string({ nullable: true, description: 'Cursor of the next page; `null` on the last page.' })
-  next_cursor: string | null;
+  @Out.nextCursor() next_cursor: string | null;
 }
 
 export class DeletedPortalUserDto {

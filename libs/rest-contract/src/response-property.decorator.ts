@@ -80,6 +80,13 @@ export const Out = {
       { type: Object, additionalProperties: true },
       o,
     ),
+  /** A page's `next_cursor`: where the next page starts, `null` on the last page. */
+  nextCursor: () =>
+    field(
+      { type: 'string' },
+      { type: String },
+      { nullable: true, description: 'Cursor of the next page; `null` on the last page.' },
+    ),
   /** A nested response DTO (`$ref` to its schema), or an array of them. */
   nested: (cls: () => Type, o: FieldOptions & { isArray?: boolean } = {}) =>
     applyDecorators(
