@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { startBuiltServers, type BuiltServer } from '../support/built-server.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import type { Json } from '../support/mcp-peers.js';
-import { legacyToolCall } from '../support/raw-mcp.js';
+import { legacyInitialize, legacyToolCall, type RawResponse } from '../support/raw-mcp.js';
 
 /**
  * A 2025-era client is named in the call history, the audit trail and the logs although the server
@@ -15,6 +15,24 @@ import { legacyToolCall } from '../support/raw-mcp.js';
  */
 
 let t: TestServer;
+
+/** The revision these clients speak, and the client version their initialize names. */
+const REVISION = { protocolVersion: '2025-11-25', clientVersion: '1' };
+
+/** A 2025-11-25 `tools/call` as `server`'s owner, with this X-Request-Id and extra headers. */
+function call2025(
+  server: { url: string; tokens: { owner: string } },
+  tool: string,
+  args: Record<string, unknown>,
+  requestId: string,
+  headers: Record<string, string>,
+): Promise<RawResponse> {
+  return legacyToolCall(server.url, server.tokens.owner, tool, args, {
+    requestId,
+    protocolVersion: REVISION.protocolVersion,
+    headers,
+  });
+}
 
 beforeAll(async () => {
   t = await startTestServer();
@@ -80,17 +98,9 @@ describe('client attribution in the 2025 era', () => {
   });
 
   it('names a client that sends no session id by its User-Agent product', async () => {
-    const res = await legacyToolCall(
-      t.url,
-      t.tokens.owner,
-      'create_account',
-      { name: 'UA Ltd' },
-      {
-        requestId: 'attr-user-agent',
-        protocolVersion: '2025-11-25',
-        headers: { 'user-agent': 'probe-agent/7.1 (linux) node/20' },
-      },
-    );
+    const res = await call2025(t, 'create_account', { name: 'UA Ltd' }, 'attr-user-agent', {
+      'user-agent': 'probe-agent/7.1 (linux) node/20',
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.isError ?? false).toBe(false);
     expect(await historyRow('attr-user-agent')).toMatchObject({ client_name: 'probe-agent/7.1' });
@@ -98,17 +108,9 @@ describe('client attribution in the 2025 era', () => {
   });
 
   it('answers 404 to a session id it did not issue; initialize again gives a working one', async () => {
-    const forged = await legacyToolCall(
-      t.url,
-      t.tokens.owner,
-      'create_account',
-      { name: 'Never Ltd' },
-      {
-        requestId: 'attr-forged',
-        protocolVersion: '2025-11-25',
-        headers: { 'mcp-session-id': 'eyJ2IjoxLCJuIjoiZXZpbCJ9.AAAA' },
-      },
-    );
+    const forged = await call2025(t, 'create_account', { name: 'Never Ltd' }, 'attr-forged', {
+      'mcp-session-id': 'eyJ2IjoxLCJuIjoiZXZpbCJ9.AAAA',
+    });
     expect(forged.status).toBe(404);
     expect(forged.body).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
     const accounts: Json = await (
@@ -116,38 +118,13 @@ describe('client attribution in the 2025 era', () => {
     ).json();
     expect(accounts.data).toEqual([]);
 
-    const init = await fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${t.tokens.owner}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'Recovered', version: '1' },
-        },
-      }),
-    });
+    const init = await legacyInitialize(t.url, t.tokens.owner, 'Recovered', REVISION);
     expect(init.status).toBe(200);
     const sessionId = init.headers.get('mcp-session-id');
     expect(sessionId).not.toBeNull();
-    const again = await legacyToolCall(
-      t.url,
-      t.tokens.owner,
-      'create_account',
-      { name: 'Recovered Ltd' },
-      {
-        requestId: 'attr-recovered',
-        protocolVersion: '2025-11-25',
-        headers: { 'mcp-session-id': sessionId ?? '' },
-      },
-    );
+    const again = await call2025(t, 'create_account', { name: 'Recovered Ltd' }, 'attr-recovered', {
+      'mcp-session-id': sessionId ?? '',
+    });
     expect(again.status).toBe(200);
     expect(await historyRow('attr-recovered')).toMatchObject({ client_name: 'Recovered' });
   });
@@ -168,24 +145,7 @@ function running(server: BuiltServer | undefined): BuiltServer {
 }
 
 async function initializeOn(server: BuiltServer): Promise<string> {
-  const res = await fetch(`${server.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${server.tokens.owner}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'Replica Hopper', version: '1' },
-      },
-    }),
-  });
+  const res = await legacyInitialize(server.url, server.tokens.owner, 'Replica Hopper', REVISION);
   expect(res.status).toBe(200);
   return res.headers.get('mcp-session-id') ?? '';
 }
@@ -214,17 +174,9 @@ describe('client attribution across replicas', () => {
   it('a session id minted by one replica names the client on another that holds the key', async () => {
     const [first, second] = [running(a), running(b)];
     const sessionId = await initializeOn(first);
-    const res = await legacyToolCall(
-      second.url,
-      second.tokens.owner,
-      'create_account',
-      { name: 'Hopped Ltd' },
-      {
-        requestId: 'attr-replica-b',
-        protocolVersion: '2025-11-25',
-        headers: { 'mcp-session-id': sessionId },
-      },
-    );
+    const res = await call2025(second, 'create_account', { name: 'Hopped Ltd' }, 'attr-replica-b', {
+      'mcp-session-id': sessionId,
+    });
     expect(res.status).toBe(200);
     const history = await fetch(`${second.url}/v1/mcp/tool-calls?tool=create_account&limit=100`, {
       headers: { authorization: `Bearer ${second.tokens.owner}` },
@@ -238,17 +190,9 @@ describe('client attribution across replicas', () => {
   it('a replica without the key answers 404, so the client initializes again there', async () => {
     const sessionId = await initializeOn(running(a));
     const elsewhere = running(other);
-    const res = await legacyToolCall(
-      elsewhere.url,
-      elsewhere.tokens.owner,
-      'list_accounts',
-      {},
-      {
-        requestId: 'attr-other-keys',
-        protocolVersion: '2025-11-25',
-        headers: { 'mcp-session-id': sessionId },
-      },
-    );
+    const res = await call2025(elsewhere, 'list_accounts', {}, 'attr-other-keys', {
+      'mcp-session-id': sessionId,
+    });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
   });

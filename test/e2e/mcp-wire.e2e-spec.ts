@@ -3,6 +3,7 @@ import { READ_SCOPES } from '@app/access-vocabulary';
 import { TOOLS } from '@app/mcp-tools';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { parseMaybe, type Json } from '../support/mcp-peers.js';
+import { initializeMessage } from '../support/raw-mcp.js';
 
 /**
  * `/mcp` on the wire, with plain fetch: transport refusals (plain HTTP with the API envelope),
@@ -304,16 +305,7 @@ describe('era shapes', () => {
   });
 
   it('initialize answers the requested 2025 revision with the server identity and instructions', async () => {
-    const res = await post({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'wire', version: '1' },
-      },
-    });
+    const res = await post(initializeMessage('wire', { clientVersion: '1' }));
     expect(res.status).toBe(200);
     // A signed id carrying clientInfo, for attribution only (mcp-client-attribution.e2e-spec.ts).
     expect(res.headers.get('mcp-session-id')).toMatch(/^[\x21-\x7e]+$/);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from './platform-api.fixtures.js';
+import { initializeMessage } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /** RFC 6750 §2.1 only: a bearer token anywhere but the Authorization header is no token at all. */
@@ -10,16 +11,7 @@ describe('bearer tokens are accepted only in the Authorization header', () => {
   });
   afterAll(async () => t?.close());
 
-  const INIT = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'query-token', version: '1' },
-    },
-  };
+  const INIT = initializeMessage('query-token', { clientVersion: '1' });
 
   it('a token in the query string is ignored: 401 UNAUTHENTICATED on REST and on /mcp', async () => {
     const owner = t.tokens.owner;

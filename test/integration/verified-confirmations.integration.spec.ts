@@ -17,6 +17,7 @@ import {
   sqlRows,
   sqlReplicaPairPerFile,
 } from '../support/confirmation-records.js';
+import { legacyInitialize } from '../support/raw-mcp.js';
 import type { TestServer } from '../support/test-server.js';
 
 /**
@@ -50,15 +51,9 @@ function modernDelete(
 
 /** A 2025-11-25 session whose initialize declared `elicitation.url` (or only `capabilities`). */
 async function legacySession(t: TestServer, capabilities: Json = URL_MODE): Promise<string> {
-  const res = await postMcp(t.url, t.tokens.owner, {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities,
-      clientInfo: { name: 'legacy-url', version: '1.0.0' },
-    },
+  const res = await legacyInitialize(t.url, t.tokens.owner, 'legacy-url', {
+    protocolVersion: '2025-11-25',
+    capabilities,
   });
   const session = res.headers.get('mcp-session-id');
   if (res.status !== 200 || session === null) throw new Error(`initialize: ${res.status}`);

@@ -80,15 +80,34 @@ export async function legacyToolCall(
   );
 }
 
-/** A 2025 `initialize` (revision 2025-06-18); the answer carries the signed `Mcp-Session-Id`. */
+export interface InitializeOptions {
+  /** Default 2025-06-18. */
+  protocolVersion?: string;
+  /** Default none. */
+  capabilities?: Record<string, unknown>;
+  /** `clientInfo.version`, default 1.0.0. */
+  clientVersion?: string;
+}
+
+/** A 2025 `initialize` message from `clientName`. */
+export function initializeMessage(clientName: string, options: InitializeOptions = {}): object {
+  const clientInfo = { name: clientName, version: options.clientVersion ?? '1.0.0' };
+  const params = {
+    protocolVersion: options.protocolVersion ?? '2025-06-18',
+    capabilities: options.capabilities ?? {},
+    clientInfo,
+  };
+  return { jsonrpc: '2.0', id: 1, method: 'initialize', params };
+}
+
+/** A 2025 `initialize` ({@link initializeMessage}); the answer carries the signed `Mcp-Session-Id`. */
 export async function legacyInitialize(
   baseUrl: string,
   token: string,
   clientName: string,
+  options: InitializeOptions = {},
 ): Promise<RawResponse> {
-  const clientInfo = { name: clientName, version: '1.0.0' };
-  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo };
-  return post(baseUrl, token, { jsonrpc: '2.0', id: 1, method: 'initialize', params }, {});
+  return post(baseUrl, token, initializeMessage(clientName, options), {});
 }
 
 /** One JSON-RPC message POSTed to `/mcp` as it is, with the given extra headers. */
