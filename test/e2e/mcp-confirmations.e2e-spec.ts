@@ -3,7 +3,6 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 import { rpcErrorOf, textJsonOf, type Json } from '../support/mcp-peers.js';
 import {
   answer,
-  answerToolCall,
   askedOf,
   confirmationIdOf,
   connectConfirmingPeer,
@@ -13,8 +12,10 @@ import {
   UNSAFE_PROMPT_CHARACTERS,
   type ConfirmingPeerKind,
   type ElicitAnswer,
-  type ModernOptions,
   type WireResponse,
+  answerDelete,
+  deletePortalUser,
+  expectToolError,
 } from '../support/mcp-confirmation-fixtures.js';
 import {
   accountIdByName,
@@ -64,26 +65,8 @@ async function expectPortalUserUntouched(id: string): Promise<void> {
   expect(await auditEvents(t, { action: 'portal_user.deleted', resource_id: id })).toEqual([]);
 }
 
-/** The owner's 2026-07-28 delete of portal user `id`; `retry` adds the MRTR retry members. */
-function deletePortalUser(
-  id: string,
-  retry: { requestState?: string; inputResponses?: unknown } = {},
-  options: ModernOptions = {},
-): Promise<WireResponse> {
-  return modernToolCall(t.url, owner, 'delete_portal_user', { id }, retry, options);
-}
-
-/** The owner's answer (`accept` unless said) to the question `asked` about deleting `id`. */
-function answerDelete(
-  id: string,
-  asked: { key: string; requestState: string },
-  action?: 'accept' | 'decline',
-): Promise<WireResponse> {
-  return answerToolCall(t.url, owner, 'delete_portal_user', { id }, asked, action);
-}
-
 async function askDelete(id: string): Promise<ReturnType<typeof askedOf>> {
-  const res = await deletePortalUser(id);
+  const res = await deletePortalUser(t, id);
   expect(res.status).toBe(200);
   return askedOf(res);
 }
@@ -91,16 +74,6 @@ async function askDelete(id: string): Promise<ReturnType<typeof askedOf>> {
 function expectRpcError(res: WireResponse, code: number, what?: string): void {
   expect(res.body, what).toMatchObject({ jsonrpc: '2.0', error: { code } });
   expect(res.body, what).not.toHaveProperty('result');
-}
-
-function expectToolError(res: WireResponse, code: string): Json {
-  expect(res.status).toBe(200);
-  const result: Json = res.body.result;
-  expect(result.resultType).toBe('complete');
-  expect(result.isError).toBe(true);
-  expect(result).not.toHaveProperty('structuredContent');
-  expect(textJsonOf(result)).toMatchObject({ error: { code } });
-  return result;
 }
 
 async function toolCalls(tool: string): Promise<Json[]> {
@@ -318,7 +291,7 @@ describe('the question names the record, sanitised', () => {
 describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
   it('the first call asks: input_required with one form elicitation (boolean confirm, required) and a requestState; nothing runs', async () => {
     const user = await createPortalUser(t, 'Raw Ask');
-    const res = await deletePortalUser(user.id);
+    const res = await deletePortalUser(t, user.id);
     expect(res.status).toBe(200);
     const result: Json = res.body.result;
     expect(result.resultType).toBe('input_required');
@@ -350,7 +323,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     const { key, requestState } = await askDelete(user.id);
     const confirmationId = confirmationIdOf(requestState);
 
-    const done = await answerDelete(user.id, { key, requestState });
+    const done = await answerDelete(t, user.id, { key, requestState });
     expect(done.status).toBe(200);
     expect(done.body.result).toMatchObject({
       resultType: 'complete',
@@ -364,7 +337,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
       { requestState, inputResponses: answer(key, 'decline') },
       { requestState },
     ]) {
-      expectToolError(await deletePortalUser(user.id, retry), 'confirmation_replayed');
+      expectToolError(await deletePortalUser(t, user.id, retry), 'confirmation_replayed');
     }
     expect(await ledgerStatus(sql, confirmationId)).toBe('consumed');
     expect(
@@ -375,8 +348,11 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
   it('a declined requestState presented again → confirmation_replayed (accept cannot resurrect it)', async () => {
     const user = await createPortalUser(t, 'Raw Decline');
     const { key, requestState } = await askDelete(user.id);
-    expectToolError(await answerDelete(user.id, { key, requestState }, 'decline'), 'USER_DECLINED');
-    expectToolError(await answerDelete(user.id, { key, requestState }), 'confirmation_replayed');
+    expectToolError(
+      await answerDelete(t, user.id, { key, requestState }, 'decline'),
+      'USER_DECLINED',
+    );
+    expectToolError(await answerDelete(t, user.id, { key, requestState }), 'confirmation_replayed');
     expect(await ledgerStatus(sql, confirmationIdOf(requestState))).toBe('declined');
     await expectPortalUserUntouched(user.id);
   });
@@ -396,7 +372,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
       { requestState: `${requestState}x`, inputResponses: answer(key, 'accept') },
       { requestState: 'not-a-state', inputResponses: answer(key, 'accept') },
     ]) {
-      expectRpcError(await deletePortalUser(user.id, retry), -32602);
+      expectRpcError(await deletePortalUser(t, user.id, retry), -32602);
     }
     expect(await ledgerStatus(sql, confirmationIdOf(requestState))).toBe('pending');
     await expectPortalUserUntouched(user.id);
@@ -456,6 +432,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     const first = await askDelete(user.id);
     const inputResponses = make(first.key);
     const res = await deletePortalUser(
+      t,
       user.id,
       inputResponses === undefined
         ? { requestState: first.requestState }
@@ -479,7 +456,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
       [confirmationId],
     );
 
-    const res = await answerDelete(user.id, { key, requestState });
+    const res = await answerDelete(t, user.id, { key, requestState });
     const fresh = askedOf(res);
     expect(confirmationIdOf(fresh.requestState)).not.toBe(confirmationId);
     expect(await ledgerStatus(sql, confirmationId)).toBe('expired');
@@ -487,7 +464,7 @@ describe('raw HTTP, 2026-07-28 with form elicitation declared', () => {
     await expectPortalUserUntouched(user.id);
 
     // The fresh question works as any other.
-    const done = await answerDelete(user.id, fresh);
+    const done = await answerDelete(t, user.id, fresh);
     expect(done.body.result).toMatchObject({
       resultType: 'complete',
       structuredContent: { deleted: true },
@@ -527,7 +504,7 @@ describe('clients that cannot confirm → isError confirmation_required; nothing
   ])('raw 2026-07-28 with %s', async (_label, capabilities) => {
     const user = await createPortalUser(t, 'No Form');
     const rowsBefore = await ledgerCount(sql);
-    const res = await deletePortalUser(user.id, {}, { capabilities });
+    const res = await deletePortalUser(t, user.id, {}, { capabilities });
     expectToolError(res, 'confirmation_required');
     expect(res.body.result).not.toHaveProperty('inputRequests');
     expect(res.body.result).not.toHaveProperty('requestState');
@@ -603,7 +580,7 @@ describe('the target vanished between the question and the answer', () => {
     });
     expect(removed.status).toBe(200);
 
-    const res = await answerDelete(user.id, { key, requestState });
+    const res = await answerDelete(t, user.id, { key, requestState });
     expectToolError(res, 'NOT_FOUND');
     const events = (await auditEvents(t, { resource_id: user.id })).filter(
       (e) => e.action !== 'portal_user.created',
@@ -663,7 +640,7 @@ describe('nothing is asked about a record the caller cannot see', () => {
     ).json();
     const foreign: string = page.data[0].id;
     const rowsBefore = await ledgerCount(sql);
-    const res = await deletePortalUser(foreign);
+    const res = await deletePortalUser(t, foreign);
     expectToolError(res, 'NOT_FOUND');
     expect(res.body.result).not.toHaveProperty('inputRequests');
     expect(await ledgerCount(sql)).toBe(rowsBefore);
@@ -673,7 +650,7 @@ describe('nothing is asked about a record the caller cannot see', () => {
 
   it('a malformed id → isError VALIDATION_ERROR naming the field; no ledger row', async () => {
     const rowsBefore = await ledgerCount(sql);
-    const res = await deletePortalUser('not-a-uuid');
+    const res = await deletePortalUser(t, 'not-a-uuid');
     const result = expectToolError(res, 'VALIDATION_ERROR');
     expect(textJsonOf(result).error.details).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'id' })]),

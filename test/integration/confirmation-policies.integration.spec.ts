@@ -2,10 +2,10 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../support/mcp-peers.js';
 import {
-  answerToolCall,
+  answerDelete,
+  deletePortalUser,
   askedOf,
   confirmationIdOf,
-  modernToolCall,
   toolErrorCode,
 } from '../support/mcp-confirmation-fixtures.js';
 import { createPortalUser, portalUserStatus } from '../support/confirmation-records.js';
@@ -52,9 +52,7 @@ async function setPolicy(
 async function until(t: TestServer, done: (res: Json) => boolean, since: number): Promise<number> {
   const target = await createPortalUser(a);
   for (;;) {
-    const res = await modernToolCall(t.url, t.tokens.owner, 'delete_portal_user', {
-      id: target.id,
-    });
+    const res = await deletePortalUser(t, target.id);
     const elapsed = performance.now() - since;
     if (done(res.body)) return elapsed;
     if (elapsed > BOUND_MS * 3) throw new Error(`still ${JSON.stringify(res.body.result)}`);
@@ -161,9 +159,7 @@ describe('confirmation policies', () => {
 
   it('a question asked under an older version is not used: asked again, nothing ran', async () => {
     const target = await createPortalUser(a);
-    const asked = askedOf(
-      await modernToolCall(b.url, b.tokens.owner, 'delete_portal_user', { id: target.id }),
-    );
+    const asked = askedOf(await deletePortalUser(b, target.id));
     // The policy changes (its expiry only) before the person's answer arrives.
     const changed = await setPolicy(a, 'delete_portal_user', {
       mode: 'form',
@@ -176,9 +172,7 @@ describe('confirmation policies', () => {
       (body) => asks(body) && policyVersionOf(body) === changed.body.version,
       performance.now(),
     );
-    const retried = (
-      await answerToolCall(b.url, b.tokens.owner, 'delete_portal_user', { id: target.id }, asked)
-    ).body;
+    const retried = (await answerDelete(b, target.id, asked)).body;
     expect(asks(retried)).toBe(true);
     expect(await portalUserStatus(a, target.id)).toBe(200);
     // Asked again under the new version, with its expiry; that answer runs the delete once.
@@ -191,13 +185,7 @@ describe('confirmation policies', () => {
         [confirmationIdOf(again.requestState)],
       );
     expect(row.ttl).toBe(120);
-    const done = await answerToolCall(
-      b.url,
-      b.tokens.owner,
-      'delete_portal_user',
-      { id: target.id },
-      again,
-    );
+    const done = await answerDelete(b, target.id, again);
     expect(done.body.result.isError).not.toBe(true);
     expect(await portalUserStatus(a, target.id)).toBe(404);
   });

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEEDS_REAL_POSTGRES, skipWhen } from '../support/skip.js';
 import { startTestReplica, startTestServer, type TestServer } from '../support/test-server.js';
 import {
-  answerToolCall,
+  answerDelete,
+  deletePortalUser,
+  expectToolError,
   askedOf,
   confirmationIdOf,
   legacyRequest,
@@ -19,7 +21,6 @@ import {
   sqlRows,
   type SqlClient,
 } from '../support/confirmation-records.js';
-import { textJsonOf, type Json } from '../support/mcp-peers.js';
 
 /**
  * When the confirmation store cannot be written, asking or consuming a confirmation
@@ -36,16 +37,6 @@ import { textJsonOf, type Json } from '../support/mcp-peers.js';
  */
 
 const adminUrl = process.env.DATABASE_URL;
-
-function expectToolError(res: WireResponse, code: string): Json {
-  expect({ status: res.status, error: res.body?.error }).toEqual({ status: 200, error: undefined });
-  const result: Json = res.body.result;
-  expect(result.resultType).toBe('complete');
-  expect(result.isError).toBe(true);
-  expect(result).not.toHaveProperty('structuredContent');
-  expect(textJsonOf(result)).toMatchObject({ error: { code } });
-  return result;
-}
 
 function expectReadAnswered(res: WireResponse): void {
   expect(res.status).toBe(200);
@@ -84,21 +75,15 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
   }
 
   /**
-   * Accepts a confirmation asked before the store failed, on `url`; the answer must be isError
+   * Accepts a confirmation asked before the store failed, on `server`; the answer must be isError
    * confirmation_unavailable. Returns where the confirmation and the portal user stand after it.
    */
   async function acceptEarlier(
-    url: string,
+    server: TestServer,
     target: { id: string },
     earlier: ReturnType<typeof askedOf>,
   ): Promise<{ confirmation: unknown; portalUser: number }> {
-    const res = await answerToolCall(
-      url,
-      t.tokens.owner,
-      'delete_portal_user',
-      { id: target.id },
-      earlier,
-    );
+    const res = await answerDelete(server, target.id, earlier);
     expectToolError(res, 'confirmation_unavailable');
     return {
       confirmation: await ledgerStatus(sql, confirmationIdOf(earlier.requestState)),
@@ -113,9 +98,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
 
     beforeAll(async () => {
       target = await createPortalUser(t, 'Read Only Target');
-      earlier = askedOf(
-        await modernToolCall(t.url, t.tokens.owner, 'delete_portal_user', { id: target.id }),
-      );
+      earlier = askedOf(await deletePortalUser(t, target.id));
       rowsBefore = await ledgerCount(sql);
       await admin.query(`ALTER DATABASE ${dbName} SET default_transaction_read_only = on`);
       await cutServerConnections();
@@ -143,16 +126,14 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     });
 
     it('asking → isError confirmation_unavailable; nothing ran, no ledger row', async () => {
-      const res = await modernToolCall(t.url, t.tokens.owner, 'delete_portal_user', {
-        id: target.id,
-      });
+      const res = await deletePortalUser(t, target.id);
       expectToolError(res, 'confirmation_unavailable');
       expect(await ledgerCount(sql)).toBe(rowsBefore);
       expect(await portalUserStatus(t, target.id)).toBe(200);
     });
 
     it('accepting a confirmation asked before the outage → isError confirmation_unavailable; it stays pending', async () => {
-      expect(await acceptEarlier(t.url, target, earlier)).toEqual({
+      expect(await acceptEarlier(t, target, earlier)).toEqual({
         confirmation: 'pending',
         portalUser: 200,
       });
@@ -165,19 +146,11 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
       await admin.query(`ALTER DATABASE ${dbName} RESET default_transaction_read_only`);
       await cutServerConnections();
 
-      const again = await modernToolCall(t.url, t.tokens.owner, 'delete_portal_user', {
-        id: target.id,
-      });
+      const again = await deletePortalUser(t, target.id);
       const asked = askedOf(again);
       expect(await ledgerStatus(sql, confirmationIdOf(asked.requestState))).toBe('pending');
       // The confirmation asked before the outage was never spent: it still works, once.
-      const done = await answerToolCall(
-        t.url,
-        t.tokens.owner,
-        'delete_portal_user',
-        { id: target.id },
-        earlier,
-      );
+      const done = await answerDelete(t, target.id, earlier);
       expect(done.body.result).toMatchObject({
         resultType: 'complete',
         structuredContent: { id: target.id, deleted: true },
@@ -206,9 +179,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
       // Another replica that connects as the role whose grants the test revokes.
       replica = await startTestReplica(t, { databaseUrl: url.toString() });
       target = await createPortalUser(t, 'Revoked Table Target');
-      earlier = askedOf(
-        await modernToolCall(replica.url, t.tokens.owner, 'delete_portal_user', { id: target.id }),
-      );
+      earlier = askedOf(await deletePortalUser(replica, target.id));
       rowsBefore = await ledgerCount(sql);
       await sql.query(`REVOKE INSERT, UPDATE ON mcp_confirmations FROM ${role}`);
     });
@@ -225,9 +196,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     });
 
     it('asking → isError confirmation_unavailable; nothing ran, no ledger row; the refusal is in the call history', async () => {
-      const res = await modernToolCall(replica.url, t.tokens.owner, 'delete_portal_user', {
-        id: target.id,
-      });
+      const res = await deletePortalUser(replica, target.id);
       expectToolError(res, 'confirmation_unavailable');
       expect(await ledgerCount(sql)).toBe(rowsBefore);
       expect(await portalUserStatus(t, target.id)).toBe(200);
@@ -239,7 +208,7 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
     });
 
     it('accepting → isError confirmation_unavailable; the confirmation stays pending; nothing deleted', async () => {
-      expect(await acceptEarlier(replica.url, target, earlier)).toEqual({
+      expect(await acceptEarlier(replica, target, earlier)).toEqual({
         confirmation: 'pending',
         portalUser: 200,
       });
@@ -261,19 +230,11 @@ describe('confirmation store down (real Postgres)', skipWhen(NEEDS_REAL_POSTGRES
 
     it('after the grant is restored, the same call asks normally and the earlier confirmation still works once', async () => {
       await sql.query(`GRANT INSERT, UPDATE ON mcp_confirmations TO ${role}`);
-      const asked = askedOf(
-        await modernToolCall(replica.url, t.tokens.owner, 'delete_portal_user', { id: target.id }),
-      );
+      const asked = askedOf(await deletePortalUser(replica, target.id));
       expect(asked.request.params.message).toMatch(
         /^Delete portal user Revoked Table Target \(renamed\)/,
       );
-      const done = await answerToolCall(
-        replica.url,
-        t.tokens.owner,
-        'delete_portal_user',
-        { id: target.id },
-        earlier,
-      );
+      const done = await answerDelete(replica, target.id, earlier);
       expect(done.body.result).toMatchObject({
         resultType: 'complete',
         structuredContent: { deleted: true },

@@ -6,7 +6,8 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { capturingFetch, parseMaybe, type Exchange, type Json } from './mcp-peers.js';
+import { expect } from 'vitest';
+import { capturingFetch, parseMaybe, textJsonOf, type Exchange, type Json } from './mcp-peers.js';
 
 /**
  * Shared by the confirmation, authorization and race tests: raw `/mcp` requests in both eras
@@ -147,6 +148,60 @@ export function answerToolCall(
     requestState: asked.requestState,
     inputResponses: answer(asked.key, action),
   });
+}
+
+/** A server the demo owner can call: a test server or a replica of it. */
+export interface OwnedServer {
+  url: string;
+  tokens: { owner: string };
+}
+
+/** The demo owner's 2026-07-28 delete of portal user `id` on `server`; `retry`: the MRTR members. */
+export function deletePortalUser(
+  server: OwnedServer,
+  id: string,
+  retry: { requestState?: string; inputResponses?: unknown } = {},
+  options: ModernOptions = {},
+): Promise<WireResponse> {
+  return modernToolCall(
+    server.url,
+    server.tokens.owner,
+    'delete_portal_user',
+    { id },
+    retry,
+    options,
+  );
+}
+
+/** The demo owner's answer (`accept` unless said) on `server` to `asked` about deleting `id`. */
+export function answerDelete(
+  server: OwnedServer,
+  id: string,
+  asked: { key: string; requestState: string },
+  action?: 'accept' | 'decline',
+): Promise<WireResponse> {
+  return answerToolCall(
+    server.url,
+    server.tokens.owner,
+    'delete_portal_user',
+    { id },
+    asked,
+    action,
+  );
+}
+
+/**
+ * Asserts an isError result with envelope `code` in a 200 answer (no JSON-RPC error, a complete
+ * result, no structured content); returns the result.
+ */
+export function expectToolError(res: WireResponse, code: string): Json {
+  expect({ status: res.status, error: res.body?.error }).toEqual({ status: 200, error: undefined });
+  const result: Json = res.body.result;
+  expect(result.resultType).toBe('complete');
+  expect(result.isError).toBe(true);
+  expect(result).not.toHaveProperty('structuredContent');
+  expect(textJsonOf(result)).toMatchObject({ error: { code } });
+  return result;
 }
 
 /** An `input_required` result's single input key and its `requestState`. */
