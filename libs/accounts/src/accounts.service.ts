@@ -10,7 +10,7 @@ import {
 } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
-import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
+import { newestFirstPage, pageRequest, type Page, type Plain } from '@app/rest-contract';
 import type {
   AccountDto,
   CreateAccountDto,
@@ -42,7 +42,7 @@ export class AccountsService {
       after,
       take,
     });
-    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toAccountDto);
+    return newestFirstPage(rows, limit, toAccountDto);
   }
 
   async get(id: string): Promise<Plain<AccountDto>> {

@@ -9,7 +9,7 @@ import {
   decodeCursor,
   encodeCursor,
   MAX_PAGE_LIMIT,
-  toPage,
+  newestFirstPage,
   type Page,
   type Plain,
 } from '@app/rest-contract';
@@ -180,7 +180,7 @@ export class AuditTrail {
       after,
       take,
     });
-    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toDto);
+    return newestFirstPage(rows, limit, toDto);
   }
 
   /** One page of the caller's organisation's export (`GET /v1/audit-events/export`). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '@app/identity';
-import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
+import { newestFirstPage, pageRequest, type Page, type Plain } from '@app/rest-contract';
 import type { ListOutboxQueryDto, OutboxMessageDto } from './mail-outbox.dto.js';
 import { MailOutboxRepository } from './mail-outbox.repository.js';
 
@@ -19,17 +19,12 @@ export class MailOutboxService {
       after,
       take,
     });
-    return toPage(
-      rows,
-      limit,
-      (r) => [r.cursor_ts, r.id],
-      (r) => ({
-        id: r.id,
-        to: r.recipient,
-        subject: r.subject,
-        text: r.body_text,
-        created_at: r.created_at.toISOString(),
-      }),
-    );
+    return newestFirstPage(rows, limit, (r) => ({
+      id: r.id,
+      to: r.recipient,
+      subject: r.subject,
+      text: r.body_text,
+      created_at: r.created_at.toISOString(),
+    }));
   }
 }

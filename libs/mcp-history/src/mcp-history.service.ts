@@ -6,6 +6,7 @@ import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
 import { ConfirmationService, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
 import {
+  newestFirstPage,
   pageRequest,
   assertTimeRange,
   toPage,
@@ -81,7 +82,7 @@ export class McpHistoryService {
       after,
       take,
     });
-    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toToolCallDto);
+    return newestFirstPage(rows, limit, toToolCallDto);
   }
 
   /** One call with the confirmation it presented and the audit events it wrote. */

@@ -12,7 +12,7 @@ import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext } from '@app/identity';
 import { MAIL_TRANSPORT, type MailTransport } from '@app/mail';
-import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
+import { newestFirstPage, pageRequest, type Page, type Plain } from '@app/rest-contract';
 import {
   hashInvitationToken,
   INVITATION_TTL_MS,
@@ -68,7 +68,7 @@ export class PortalUsersService {
       after,
       take,
     });
-    return toPage(rows, limit, (r) => [r.cursor_ts, r.id], toPortalUserDto);
+    return newestFirstPage(rows, limit, toPortalUserDto);
   }
 
   async get(id: string): Promise<Plain<PortalUserDto>> {

@@ -31,6 +31,7 @@ export { ACCESS_EXTENSION, ENDPOINT_CONTRACT, Endpoint } from './endpoint.decora
 export {
   contains,
   equals,
+  newestFirstPage,
   newestFirstQuery,
   type Condition,
   type NewestFirstSpec,

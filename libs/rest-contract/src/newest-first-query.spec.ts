@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contains, equals, newestFirstQuery } from './newest-first-query.js';
+import { decodeCursor } from './cursor.js';
+import { contains, equals, newestFirstPage, newestFirstQuery } from './newest-first-query.js';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
 
@@ -45,5 +46,23 @@ describe('newestFirstQuery', () => {
     );
     expect(text).toContain('ORDER BY occurred_at DESC, id DESC LIMIT $5');
     expect(text).not.toContain('created_at');
+  });
+});
+
+describe('newestFirstPage', () => {
+  const rows = ['a', 'b', 'c'].map((name, i) => ({
+    id: `00000000-0000-4000-8000-00000000000${i}`,
+    cursor_ts: `2026-12-01T10:00:0${i}.000000Z`,
+    name,
+  }));
+
+  it('shows `limit` rows and points the next page at the last one shown', () => {
+    const page = newestFirstPage(rows, 2, (r) => r.name);
+    expect(page.data).toEqual(['a', 'b']);
+    expect(decodeCursor(page.next_cursor ?? '')).toEqual([rows[1].cursor_ts, rows[1].id]);
+  });
+
+  it('has no next page when the extra row did not come', () => {
+    expect(newestFirstPage(rows, 3, (r) => r.name).next_cursor).toBeNull();
   });
 });

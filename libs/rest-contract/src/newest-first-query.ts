@@ -1,5 +1,5 @@
 import { escapeLike } from '@app/database';
-import { CURSOR_TIMESTAMP_SQL } from './cursor.js';
+import { CURSOR_TIMESTAMP_SQL, toPage, type Page } from './cursor.js';
 
 /** A parameterised SQL statement, as the repositories run it (and as tests EXPLAIN it). */
 export interface SqlQuery {
@@ -33,6 +33,18 @@ export function contains(
     const any = columns.map((column) => `${column} ILIKE ${pattern}`);
     return any.length === 1 ? any[0] : `(${any.join(' OR ')})`;
   };
+}
+
+/**
+ * A page of a {@link newestFirstQuery} list's rows (`take` of them): {@link toPage}, the next
+ * page's cursor holding the last shown row's keyset position, its `cursor_ts` and its id.
+ */
+export function newestFirstPage<R extends { cursor_ts: string; id: string }, T>(
+  rows: readonly R[],
+  limit: number,
+  map: (row: R) => T,
+): Page<T> {
+  return toPage(rows, limit, (r) => [r.cursor_ts, r.id], map);
 }
 
 export interface NewestFirstSpec {
