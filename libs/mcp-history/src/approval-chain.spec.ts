@@ -1,41 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Approval } from '@app/approvals';
+import { testApproval } from '@app/testing';
 import { toApprovalChain } from './mcp-history.service.js';
 
 const ASKED = new Date('2026-12-04T10:00:00.000Z');
 const NOW = new Date('2026-12-04T10:05:00.000Z');
 
-const PENDING: Approval = {
-  id: 'appr-1',
-  organizationId: 'org-1',
-  tokenId: 'tok-1',
-  userId: 'olivia',
-  requesterName: 'Olivia Owner',
-  requesterEmail: 'olivia@acme.test',
-  tool: 'delete_portal_user',
-  argumentsDigest: 'd',
-  arguments: { id: 'u-1' },
-  targetType: 'portal_user',
-  targetId: 'u-1',
-  message: 'Delete?',
-  clientName: 'agent',
-  protocolVersion: '2026-07-28',
-  requestId: 'req-asked',
-  policyVersion: 1,
-  expirySeconds: 600,
-  status: 'pending',
-  createdAt: ASKED,
-  expiresAt: new Date('2026-12-04T10:10:00.000Z'),
-  decidedAt: null,
-  decidedBy: null,
-  decidedByName: null,
-  decidedVia: null,
-  decidedTokenName: null,
-  reason: null,
-  executedAt: null,
-  executedRequestId: null,
-  reportedAt: null,
-};
+const PENDING = testApproval({ createdAt: ASKED });
 
 const DECIDED = {
   decidedAt: new Date('2026-12-04T10:01:00.000Z'),

@@ -2,7 +2,7 @@
 import { Logger } from '@nestjs/common';
 import { describe, expect, it, vi } from 'vitest';
 import { ROLE_PERMISSIONS } from '@app/access-vocabulary';
-import type { Approval, ApprovalCall, ApprovalOutcome, ApprovalRequests } from '@app/approvals';
+import type { ApprovalCall, ApprovalOutcome, ApprovalRequests } from '@app/approvals';
 import type { ConfirmationPolicyReader, ConfirmationPolicy } from '@app/confirmation-policies';
 import type { CallerContext } from '@app/identity';
 import {
@@ -16,7 +16,7 @@ import {
 } from '@app/mcp-confirmations';
 import type { MetricsService } from '@app/metrics';
 import { McpError, type McpRequestContext } from '@app/mcp-transport';
-import { testPrincipal, testRequestContext } from '@app/testing';
+import { testApproval, testPrincipal, testRequestContext } from '@app/testing';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
 import type { GateDecision } from './gate-decision.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
@@ -509,37 +509,17 @@ describe('DestructiveToolGate', () => {
   });
 
   describe('approval policy', () => {
-    const APPROVAL: Approval = {
-      id: 'appr-1',
+    const APPROVAL = testApproval({
       organizationId: caller.principal.organizationId,
       tokenId: caller.principal.tokenId,
       userId: caller.principal.userId,
-      requesterName: 'Olivia Owner',
-      requesterEmail: 'olivia@acme.test',
-      tool: 'delete_portal_user',
       argumentsDigest: 'd'.repeat(64),
       arguments: args,
-      targetType: 'portal_user',
       targetId: USER_ID,
-      message: 'Delete?',
       clientName: 'client',
-      protocolVersion: '2026-07-28',
       requestId: 'req-0',
       policyVersion: 3,
-      expirySeconds: 600,
-      status: 'pending',
-      createdAt: new Date('2026-12-04T10:00:00Z'),
-      expiresAt: new Date('2026-12-04T10:10:00Z'),
-      decidedAt: null,
-      decidedBy: null,
-      decidedByName: null,
-      decidedVia: null,
-      decidedTokenName: null,
-      reason: null,
-      executedAt: null,
-      executedRequestId: null,
-      reportedAt: null,
-    };
+    });
     const policy = { mode: 'approval' as const, version: 3 };
 
     it('any client of either era gets approval_pending naming the request and who resolves it; nothing runs', async () => {

@@ -1,15 +1,14 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- test doubles stand in for Nest providers; results are read field by field
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  AccessPolicy,
-  ActiveMembershipCheck,
-  KeyOwnerMembershipCheck,
-  PermissionCheck,
-  TokenScopeCheck,
-  type AccessRequirement,
-} from '@app/access';
+import type { AccessRequirement } from '@app/access';
 import type { Principal } from '@app/identity';
-import { completeResult, mcpErrorOf, testPrincipal, testRequestContext } from '@app/testing';
+import {
+  completeResult,
+  mcpErrorOf,
+  testPrincipal,
+  testRequestContext,
+  testAccessPolicy,
+} from '@app/testing';
 import type { McpHandlerOutcome, McpRequestContext } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
 import { PromptsHandler } from './prompts.handler.js';
@@ -43,12 +42,7 @@ function catalogOf(names: readonly string[]): ToolCatalog {
   return { get: (name: string) => tools.get(name) } as unknown as ToolCatalog;
 }
 
-const policy = new AccessPolicy(
-  new KeyOwnerMembershipCheck(),
-  new ActiveMembershipCheck(),
-  new TokenScopeCheck(),
-  new PermissionCheck(),
-);
+const policy = testAccessPolicy();
 
 function principal(over: Partial<Principal> = {}): Principal {
   return testPrincipal({ scopes: ['portal_users:write', 'audit:read'], ...over });

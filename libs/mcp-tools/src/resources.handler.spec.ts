@@ -1,14 +1,7 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- test doubles stand in for Nest providers; results are read field by field
 import { describe, expect, it, vi } from 'vitest';
-import { completeResult, testPrincipal } from '@app/testing';
-import {
-  AccessPolicy,
-  ActiveMembershipCheck,
-  KeyOwnerMembershipCheck,
-  PermissionCheck,
-  TokenScopeCheck,
-  type AccessRequirement,
-} from '@app/access';
+import { completeResult, testPrincipal, testAccessPolicy } from '@app/testing';
+import type { AccessRequirement } from '@app/access';
 import type { Principal } from '@app/identity';
 import { detachedChannel, McpError, type McpRequestContext } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
@@ -61,12 +54,7 @@ const TOOLS = new Map<string, CompiledTool>([
   ],
 ]);
 
-const policy = new AccessPolicy(
-  new KeyOwnerMembershipCheck(),
-  new ActiveMembershipCheck(),
-  new TokenScopeCheck(),
-  new PermissionCheck(),
-);
+const policy = testAccessPolicy();
 
 function setup(answer: RestResponse = { status: 200, body: {} }, tools = TOOLS) {
   const dispatch = vi.fn<RestDispatcher['dispatch']>(async () => answer);

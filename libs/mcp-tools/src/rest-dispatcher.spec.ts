@@ -13,13 +13,7 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { IsUUID } from 'class-validator';
 import { ClsModule, ClsService } from 'nestjs-cls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AccessPolicy,
-  ActiveMembershipCheck,
-  KeyOwnerMembershipCheck,
-  PermissionCheck,
-  TokenScopeCheck,
-} from '@app/access';
+import { AccessPolicy } from '@app/access';
 import { ROLE_PERMISSIONS, scoped } from '@app/access-vocabulary';
 import { DomainError } from '@app/errors';
 import { RequestContext, type CallerContext } from '@app/identity';
@@ -30,7 +24,7 @@ import {
   PageQueryDto,
   type EndpointContract,
 } from '@app/rest-contract';
-import { testPrincipal } from '@app/testing';
+import { testAccessPolicy, testPrincipal } from '@app/testing';
 import { RestDispatcher } from './rest-dispatcher.js';
 
 class WidgetIdDto {
@@ -169,11 +163,7 @@ describe('RestDispatcher', () => {
       providers: [
         RestDispatcher,
         RequestContext,
-        AccessPolicy,
-        KeyOwnerMembershipCheck,
-        ActiveMembershipCheck,
-        TokenScopeCheck,
-        PermissionCheck,
+        { provide: AccessPolicy, useFactory: testAccessPolicy },
       ],
     }).compile();
     await moduleRef.init();

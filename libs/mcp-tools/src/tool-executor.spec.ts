@@ -1,17 +1,10 @@
 // oxlint-disable typescript/no-unsafe-type-assertion -- test doubles stand in for the Nest providers the executor receives
 import { describe, expect, it, vi } from 'vitest';
 import { PolicyTools } from '@app/confirmation-policies';
-import {
-  AccessPolicy,
-  ActiveMembershipCheck,
-  KeyOwnerMembershipCheck,
-  PermissionCheck,
-  TokenScopeCheck,
-} from '@app/access';
 import { ROLE_PERMISSIONS, type Scope } from '@app/access-vocabulary';
 import type { CallerContext, Principal } from '@app/identity';
 import { McpError, type McpRequestContext } from '@app/mcp-transport';
-import { testPrincipal, testRequestContext } from '@app/testing';
+import { testPrincipal, testRequestContext, testAccessPolicy } from '@app/testing';
 import type { DestructiveToolGate } from './destructive-tool.gate.js';
 import type { GateDecision } from './gate-decision.js';
 import type { McpCallExtra } from './mcp-call-extra.js';
@@ -53,12 +46,7 @@ function setup(answers: { rest?: RestResponse[]; gate?: GateDecision } = {}) {
     observed.push(o);
     return Promise.resolve();
   });
-  const policy = new AccessPolicy(
-    new KeyOwnerMembershipCheck(),
-    new ActiveMembershipCheck(),
-    new TokenScopeCheck(),
-    new PermissionCheck(),
-  );
+  const policy = testAccessPolicy();
   const executor = new ToolExecutor(
     new ToolCatalog(),
     policy,

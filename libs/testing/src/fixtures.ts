@@ -1,3 +1,11 @@
+import {
+  AccessPolicy,
+  ActiveMembershipCheck,
+  KeyOwnerMembershipCheck,
+  PermissionCheck,
+  TokenScopeCheck,
+} from '@app/access';
+import type { Approval } from '@app/approvals';
 import type { Principal } from '@app/identity';
 import {
   detachedChannel,
@@ -64,4 +72,54 @@ export async function mcpErrorOf(promise: Promise<unknown>): Promise<McpError> {
   );
   if (!(error instanceof McpError)) throw new Error(`expected an McpError, got ${String(error)}`);
   return error;
+}
+
+/** The access policy with the checks the access module provides, in its order. */
+export function testAccessPolicy(): AccessPolicy {
+  return new AccessPolicy(
+    new KeyOwnerMembershipCheck(),
+    new ActiveMembershipCheck(),
+    new TokenScopeCheck(),
+    new PermissionCheck(),
+  );
+}
+
+/**
+ * An approval request for unit tests: Olivia Owner's, pending, to delete portal user u-1 under
+ * policy version 1, asked at 10:00 on 2026-12-04 for ten minutes. Each test states only what it is
+ * about through `over`.
+ */
+export function testApproval(over: Partial<Approval> = {}): Approval {
+  return {
+    id: 'appr-1',
+    organizationId: 'org-1',
+    tokenId: 'tok-1',
+    userId: 'olivia',
+    requesterName: 'Olivia Owner',
+    requesterEmail: 'olivia@acme.test',
+    tool: 'delete_portal_user',
+    argumentsDigest: 'd',
+    arguments: { id: 'u-1' },
+    targetType: 'portal_user',
+    targetId: 'u-1',
+    message: 'Delete?',
+    clientName: 'agent',
+    protocolVersion: '2026-07-28',
+    requestId: 'req-asked',
+    policyVersion: 1,
+    expirySeconds: 600,
+    status: 'pending',
+    createdAt: new Date('2026-12-04T10:00:00.000Z'),
+    expiresAt: new Date('2026-12-04T10:10:00.000Z'),
+    decidedAt: null,
+    decidedBy: null,
+    decidedByName: null,
+    decidedVia: null,
+    decidedTokenName: null,
+    reason: null,
+    executedAt: null,
+    executedRequestId: null,
+    reportedAt: null,
+    ...over,
+  };
 }

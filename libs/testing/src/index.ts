@@ -5,4 +5,11 @@ export {
   TEST_EMBEDDED_DATA_DIR,
   type TestDatabase,
 } from './test-database.js';
-export { completeResult, mcpErrorOf, testPrincipal, testRequestContext } from './fixtures.js';
+export {
+  completeResult,
+  mcpErrorOf,
+  testAccessPolicy,
+  testApproval,
+  testPrincipal,
+  testRequestContext,
+} from './fixtures.js';
