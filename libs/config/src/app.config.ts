@@ -21,6 +21,14 @@ function IntInRange(min: number, max?: number): PropertyDecorator {
   return applyDecorators(IsInt(), Min(min), ...(max === undefined ? [] : [Max(max)]));
 }
 
+/**
+ * Days of a history kept (older partitions are dropped whole): 0 keeps everything; a century at
+ * most.
+ */
+function RetentionDays(): PropertyDecorator {
+  return IntInRange(0, 36_500);
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -100,18 +108,18 @@ export class AppConfig {
    * Days of MCP call history kept (`mcp_tool_calls`); older days are dropped a whole partition at
    * a time. 0 keeps everything.
    */
-  @IntInRange(0, 36_500)
+  @RetentionDays()
   historyRetentionDays = 90;
 
   /**
    * Days of audit trail kept (`audit_events`), a whole month at a time. 0 (the default) keeps it
    * all: an organisation's audit trail is a record; export it before lowering this.
    */
-  @IntInRange(0, 36_500)
+  @RetentionDays()
   auditRetentionDays = 0;
 
   /** Days of confirmations kept (`mcp_confirmations`), a whole month at a time. 0 keeps everything. */
-  @IntInRange(0, 36_500)
+  @RetentionDays()
   confirmationRetentionDays = 90;
 
   /**
