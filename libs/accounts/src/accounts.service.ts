@@ -37,7 +37,7 @@ export class AccountsService {
 
   async list(query: ListAccountsQueryDto): Promise<Page<Plain<AccountDto>>> {
     const { limit, after, take } = pageRequest(query);
-    const rows = await this.accounts.list(this.organizationId, {
+    const rows = await this.accounts.list(this.context.organizationId, {
       q: query.q,
       after,
       take,
@@ -46,13 +46,13 @@ export class AccountsService {
   }
 
   async get(id: string): Promise<Plain<AccountDto>> {
-    const row = await this.accounts.findById(this.organizationId, id);
+    const row = await this.accounts.findById(this.context.organizationId, id);
     if (row === undefined) throw notFound();
     return toAccountDto(row);
   }
 
   create(input: CreateAccountDto): Promise<Plain<AccountDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     return this.ds.transaction(async (tx) => {
       const row = await this.accounts.insert(tx, organizationId, {
         name: input.name,
@@ -71,7 +71,7 @@ export class AccountsService {
   }
 
   update(id: string, input: UpdateAccountDto): Promise<Plain<AccountDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     return this.ds.transaction(async (tx) => {
       const before = await this.accounts.lockById(tx, organizationId, id);
       if (before === undefined) throw notFound();
@@ -96,7 +96,7 @@ export class AccountsService {
 
   /** Refused (403 FORBIDDEN) while active portal users belong to it; the others are detached. */
   delete(id: string): Promise<Plain<DeletedAccountDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     return this.ds.transaction(async (tx) => {
       const before = await this.accounts.lockById(tx, organizationId, id);
       if (before === undefined) throw notFound();
@@ -121,10 +121,6 @@ export class AccountsService {
       });
       return { id, deleted: true as const };
     });
-  }
-
-  private get organizationId(): string {
-    return this.context.principal.organizationId;
   }
 }
 

@@ -34,7 +34,7 @@ export class Approvals {
   async list(query: ListApprovalsQueryDto): Promise<Page<Plain<ApprovalDto>>> {
     const { limit, after, take } = pageRequest(query);
     const rows = await this.approvals.list({
-      organizationId: this.context.principal.organizationId,
+      organizationId: this.context.organizationId,
       status: query.status,
       after,
       take,
@@ -50,7 +50,7 @@ export class Approvals {
 
   async countPending(): Promise<Plain<PendingApprovalCountDto>> {
     return {
-      pending: await this.approvals.countPending(this.context.principal.organizationId),
+      pending: await this.approvals.countPending(this.context.organizationId),
     };
   }
 

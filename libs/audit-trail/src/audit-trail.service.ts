@@ -168,7 +168,7 @@ export class AuditTrail {
     assertTimeRange(query);
     const { limit, after, take } = pageRequest(query);
     const rows = await this.events.list({
-      organizationId: this.context.principal.organizationId,
+      organizationId: this.context.organizationId,
       actorUserId: query.actor,
       action: query.action,
       resourceType: query.resource_type,
@@ -185,7 +185,7 @@ export class AuditTrail {
 
   /** One page of the caller's organisation's export (`GET /v1/audit-events/export`). */
   exportPage(query: ExportAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
-    return this.exportPageOf(this.context.principal.organizationId, query);
+    return this.exportPageOf(this.context.organizationId, query);
   }
 
   /**

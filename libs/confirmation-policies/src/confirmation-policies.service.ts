@@ -29,10 +29,7 @@ export class ConfirmationPolicies {
 
   async list(): Promise<Plain<ConfirmationPolicyListDto>> {
     const set = new Map(
-      (await this.repository.listSet(this.context.principal.organizationId)).map((p) => [
-        p.tool,
-        p,
-      ]),
+      (await this.repository.listSet(this.context.organizationId)).map((p) => [p.tool, p]),
     );
     return {
       data: this.tools

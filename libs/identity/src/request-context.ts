@@ -58,6 +58,11 @@ export class RequestContext {
     return this.caller.principal;
   }
 
+  /** The caller's organisation: every record a request reads or writes is of this one. */
+  get organizationId(): string {
+    return this.principal.organizationId;
+  }
+
   get requestId(): string {
     return this.cls.isActive() ? (this.cls.getId() ?? '') : '';
   }

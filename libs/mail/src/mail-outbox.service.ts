@@ -14,7 +14,7 @@ export class MailOutboxService {
 
   async list(query: ListOutboxQueryDto): Promise<Page<Plain<OutboxMessageDto>>> {
     const { limit, after, take } = pageRequest(query);
-    const rows = await this.outbox.list(this.context.principal.organizationId, {
+    const rows = await this.outbox.list(this.context.organizationId, {
       to: query.to,
       after,
       take,

@@ -58,7 +58,7 @@ export class McpHistoryService {
 
   async listToolCalls(query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
     assertTimeRange(query);
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     // A request's calls lie in its own time range: from a moment before it was asked. Requests are
     // kept as long as their organisation (docs/operations.md), so one this organisation does not
     // have has no calls here either, and no index is walked to find that out.
@@ -87,7 +87,7 @@ export class McpHistoryService {
 
   /** One call with the confirmation it presented and the audit events it wrote. */
   async getToolCall(id: string): Promise<Plain<ToolCallDetailDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     const row = await this.toolCalls.findById(organizationId, id);
     if (row === undefined) throw DomainError.notFound('Tool call');
     const [confirmation, events, approval] = await Promise.all([
@@ -117,7 +117,7 @@ export class McpHistoryService {
         'Validation failed: the per-minute series spans at most 24 hours',
       );
     const rows = await this.toolCalls.perMinute({
-      organizationId: this.organizationId,
+      organizationId: this.context.organizationId,
       tool: query.tool,
       status: query.status,
       userId: query.user,
@@ -140,7 +140,7 @@ export class McpHistoryService {
 
   /** What the history's filters can be set to, with names for the people and tokens. */
   async toolCallFacets(): Promise<Plain<ToolCallFacetsDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     const since = new Date(Date.now() - FACETS_WINDOW_MS).toISOString();
     const facets = await this.toolCalls.facets(organizationId, since);
     const [people, tokens] = await Promise.all([
@@ -161,7 +161,7 @@ export class McpHistoryService {
     assertTimeRange(query);
     const { limit, after, take } = pageRequest(query);
     const rows = await this.confirmations.list({
-      organizationId: this.organizationId,
+      organizationId: this.context.organizationId,
       status: query.status,
       tool: query.tool,
       userId: query.user,
@@ -180,7 +180,7 @@ export class McpHistoryService {
   }
 
   async getConfirmation(id: string): Promise<Plain<ConfirmationDetailDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     const confirmation = await this.confirmations.findById(organizationId, id);
     if (confirmation === null) throw DomainError.notFound('Confirmation');
     const [toolCall, events] = await Promise.all([
@@ -218,10 +218,6 @@ export class McpHistoryService {
       toolCallId = calls.find((c) => c.request_id === a.executedRequestId)?.id ?? null;
     }
     return toApprovalChain(a, toolCallId, new Date());
-  }
-
-  private get organizationId(): string {
-    return this.context.principal.organizationId;
   }
 }
 

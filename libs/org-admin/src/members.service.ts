@@ -29,7 +29,7 @@ export class MembersService {
 
   async list(query: ListMembersQueryDto): Promise<Page<Plain<MemberDto>>> {
     const { limit, after, take } = pageRequest(query, 'text');
-    const rows = await this.members.list(this.context.principal.organizationId, {
+    const rows = await this.members.list(this.context.organizationId, {
       status: query.status,
       after,
       take,
@@ -44,7 +44,7 @@ export class MembersService {
         'Validation failed: role must be custom (or left out) when permissions are given',
       );
     }
-    const organizationId = this.context.principal.organizationId;
+    const organizationId = this.context.organizationId;
     return this.ds.transaction(async (tx) => {
       const admins = await this.members.lockActiveAdmins(tx, organizationId);
       const before = await this.members.lockMember(tx, organizationId, userId);

@@ -96,7 +96,7 @@ export class OrganizationTokensService {
    * `ownerId`: only a token of this person (self-service).
    */
   revoke(id: string, ownerId?: string): Promise<Plain<TokenDto>> {
-    const organizationId = this.context.principal.organizationId;
+    const organizationId = this.context.organizationId;
     return this.ds.transaction(async (tx) => {
       const before = await this.tokens.lock(tx, organizationId, id);
       if (before === undefined || (ownerId !== undefined && before.userId !== ownerId))
@@ -117,7 +117,7 @@ export class OrganizationTokensService {
 
   private async page(query: PageQueryDto, userId?: string): Promise<Page<Plain<TokenDto>>> {
     const { limit, after, take } = pageRequest(query);
-    const rows = await this.tokens.list(this.context.principal.organizationId, {
+    const rows = await this.tokens.list(this.context.organizationId, {
       userId,
       after,
       take,

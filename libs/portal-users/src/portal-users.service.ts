@@ -61,7 +61,7 @@ export class PortalUsersService {
 
   async list(query: ListPortalUsersQueryDto): Promise<Page<Plain<PortalUserDto>>> {
     const { limit, after, take } = pageRequest(query);
-    const rows = await this.users.list(this.organizationId, {
+    const rows = await this.users.list(this.context.organizationId, {
       status: query.status,
       accountId: query.account_id,
       q: query.q,
@@ -72,13 +72,13 @@ export class PortalUsersService {
   }
 
   async get(id: string): Promise<Plain<PortalUserDto>> {
-    const row = await this.users.findById(this.organizationId, id);
+    const row = await this.users.findById(this.context.organizationId, id);
     if (row === undefined) throw notFound();
     return toPortalUserDto(row);
   }
 
   async create(input: CreatePortalUserDto): Promise<Plain<PortalUserDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     const sendInvitation = input.send_invitation ?? true;
     const organizationName = sendInvitation ? await this.organizationName(organizationId) : '';
     return this.ds.transaction(async (tx) => {
@@ -101,7 +101,7 @@ export class PortalUsersService {
   }
 
   update(id: string, input: UpdatePortalUserDto): Promise<Plain<PortalUserDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     return this.ds.transaction(async (tx) => {
       const before = await this.lock(tx, id);
       const wanted: PortalUserValues = {
@@ -135,7 +135,7 @@ export class PortalUsersService {
 
   /** Sends a new invitation (the previous link stops working). Only for invited portal users. */
   async resendInvitation(id: string): Promise<Plain<PortalUserDto>> {
-    const organizationName = await this.organizationName(this.organizationId);
+    const organizationName = await this.organizationName(this.context.organizationId);
     return this.ds.transaction(async (tx) => {
       const row = await this.lock(tx, id);
       if (row.status !== 'invited') {
@@ -184,7 +184,7 @@ export class PortalUsersService {
   }
 
   delete(id: string): Promise<Plain<DeletedPortalUserDto>> {
-    const organizationId = this.organizationId;
+    const organizationId = this.context.organizationId;
     return this.ds.transaction(async (tx) => {
       const before = await this.users.delete(tx, organizationId, id);
       if (before === undefined) throw notFound();
@@ -333,17 +333,13 @@ export class PortalUsersService {
   }
 
   private async lock(tx: EntityManager, id: string): Promise<PortalUserRow> {
-    const row = await this.users.lockById(tx, this.organizationId, id);
+    const row = await this.users.lockById(tx, this.context.organizationId, id);
     if (row === undefined) throw notFound();
     return row;
   }
 
   private async organizationName(organizationId: string): Promise<string> {
     return (await this.identity.findOrganization(organizationId))?.name ?? 'Your organisation';
-  }
-
-  private get organizationId(): string {
-    return this.context.principal.organizationId;
   }
 }
 
