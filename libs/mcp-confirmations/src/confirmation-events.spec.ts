@@ -3,8 +3,8 @@ import { ClsService } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import { describe, expect, it, vi } from 'vitest';
 import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
-import { RequestContext, type CallerContext } from '@app/identity';
-import { testPrincipal } from '@app/testing';
+import { RequestContext } from '@app/identity';
+import { testMcpCaller } from '@app/testing';
 import { ConfirmationEvents, confirmationLabel, eventsOf } from './confirmation-events.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
 
@@ -105,23 +105,10 @@ describe('the audit events of a confirmation change', () => {
     );
     const record = vi.spyOn(audit, 'record').mockResolvedValue(undefined);
     const events = new ConfirmationEvents(audit);
-    const caller: CallerContext = {
-      principal: testPrincipal({
-        tokenId: 'tok-1',
-        tokenKind: 'oauth',
-        tokenName: 'Claude Desktop',
-        clientName: 'Claude Desktop',
-        organizationId: 'org-1',
-        userId: 'user-1',
-        userEmail: 'olivia@acme.test',
-        userName: 'Olivia',
-        membership: null,
-      }),
-      channel: 'mcp',
-      clientName: 'Claude Desktop',
-      confirmationId: null,
-      requestId: 'req-9',
-    };
+    const caller = testMcpCaller(
+      { tokenId: 'tok-1', organizationId: 'org-1', userId: 'user-1' },
+      { requestId: 'req-9' },
+    );
     const tx = ds.manager;
     const r = row();
     await events.by(caller)('consumed', r, tx);

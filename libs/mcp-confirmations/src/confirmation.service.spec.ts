@@ -6,11 +6,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuditEventsRepository, AuditTrail } from '@app/audit-trail';
 import { argumentsDigest } from '@app/common';
 import { RequestContext, type CallerContext } from '@app/identity';
-import { testPrincipal } from '@app/testing';
+import { testMcpCaller } from '@app/testing';
 import { ConfirmationEvents } from './confirmation-events.js';
 import type { ConfirmationBinding } from './confirmation.binding.js';
 import { ConfirmationLedger } from './confirmation.ledger.js';
-import { ConfirmationService, type RedeemBinding } from './confirmation.service.js';
+import type { LedgerInspection } from './confirmation-ledger.types.js';
+import {
+  ConfirmationService,
+  type RedeemBinding,
+  type RedeemOutcome,
+} from './confirmation.service.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import { McpConfirmation } from './mcp-confirmation.js';
 import { RequestStateCodec } from './request-state.codec.js';
@@ -71,23 +76,8 @@ function setup() {
 
 /** The call presenting a state (only its audit events' actor; the binding is the fields beside it). */
 function callerOf(r: McpConfirmation): CallerContext {
-  return {
-    principal: testPrincipal({
-      tokenId: r.tokenId,
-      tokenKind: 'oauth',
-      tokenName: 'Claude Desktop',
-      clientName: 'Claude Desktop',
-      organizationId: r.organizationId,
-      userId: r.userId,
-      userEmail: 'olivia@acme.test',
-      userName: 'Olivia',
-      membership: null,
-    }),
-    channel: 'mcp',
-    clientName: 'Claude Desktop',
-    confirmationId: null,
-    requestId: r.requestId,
-  };
+  const { tokenId, organizationId, userId, requestId } = r;
+  return testMcpCaller({ tokenId, organizationId, userId }, { requestId });
 }
 
 async function asked(s: ReturnType<typeof setup>, r = row(), args: unknown = { id: 'pu-1' }) {
@@ -287,47 +277,48 @@ describe('ConfirmationService (ledger stubbed)', () => {
     });
     expect(s.spies.decline).toHaveBeenCalledWith(id, bound, expect.any(Function));
 
-    s.spies.consume.mockResolvedValueOnce({ outcome: 'replayed', confirmation: r });
-    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
-      kind: 'replayed',
-      confirmationId: id,
-    });
-    s.spies.consume.mockResolvedValueOnce({ outcome: 'expired', confirmation: r });
-    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
-      kind: 'expired',
-      confirmationId: id,
-    });
-    s.spies.consume.mockResolvedValueOnce({ outcome: 'missing' });
-    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
-      kind: 'expired',
-      confirmationId: id,
-    });
-    s.spies.consume.mockResolvedValueOnce({ outcome: 'pending', confirmation: r });
-    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
-      kind: 'expired',
-      confirmationId: id,
-    });
-    s.spies.consume.mockResolvedValueOnce({ outcome: 'mismatch', confirmation: r });
-    expect(await s.service.redeem(state, binding, 'accept')).toEqual({
-      kind: 'tampered',
-      reason: 'ledger_mismatch',
-    });
-
-    s.spies.inspect.mockResolvedValueOnce({ outcome: 'pending', confirmation: r });
-    expect(await s.service.inspect(state, binding)).toEqual({
-      kind: 'pending',
-      confirmationId: id,
-    });
-    s.spies.inspect.mockResolvedValueOnce({ outcome: 'replayed', confirmation: r });
-    expect(await s.service.inspect(state, binding)).toEqual({
-      kind: 'replayed',
-      confirmationId: id,
-    });
-    s.spies.inspect.mockResolvedValueOnce({ outcome: 'mismatch', confirmation: r });
-    expect(await s.service.inspect(state, binding)).toEqual({
-      kind: 'tampered',
-      reason: 'ledger_mismatch',
-    });
+    // What each ledger outcome becomes, accepted (consume) and inspected without an answer.
+    const accepted: Array<[LedgerInspection, RedeemOutcome]> = [
+      [
+        { outcome: 'replayed', confirmation: r },
+        { kind: 'replayed', confirmationId: id },
+      ],
+      [
+        { outcome: 'expired', confirmation: r },
+        { kind: 'expired', confirmationId: id },
+      ],
+      [{ outcome: 'missing' }, { kind: 'expired', confirmationId: id }],
+      [
+        { outcome: 'pending', confirmation: r },
+        { kind: 'expired', confirmationId: id },
+      ],
+      [
+        { outcome: 'mismatch', confirmation: r },
+        { kind: 'tampered', reason: 'ledger_mismatch' },
+      ],
+    ];
+    for (const [ledger, expected] of accepted) {
+      s.spies.consume.mockResolvedValueOnce(ledger);
+      expect(await s.service.redeem(state, binding, 'accept'), ledger.outcome).toEqual(expected);
+    }
+    const inspected: Array<[LedgerInspection, RedeemOutcome]> = [
+      [
+        { outcome: 'pending', confirmation: r },
+        { kind: 'pending', confirmationId: id },
+      ],
+      [
+        { outcome: 'replayed', confirmation: r },
+        { kind: 'replayed', confirmationId: id },
+      ],
+      [
+        { outcome: 'mismatch', confirmation: r },
+        { kind: 'tampered', reason: 'ledger_mismatch' },
+      ],
+    ];
+    for (const [ledger, expected] of inspected) {
+      s.spies.inspect.mockResolvedValueOnce(ledger);
+      expect(await s.service.inspect(state, binding), ledger.outcome).toEqual(expected);
+    }
   });
 
   it('any ledger failure becomes ConfirmationUnavailableError (code confirmation_unavailable, cause kept)', async () => {

@@ -6,7 +6,7 @@ import {
   TokenScopeCheck,
 } from '@app/access';
 import type { Approval } from '@app/approvals';
-import type { Principal } from '@app/identity';
+import type { CallerContext, Principal } from '@app/identity';
 import {
   detachedChannel,
   McpError,
@@ -34,6 +34,32 @@ export function testPrincipal(over: Partial<Principal> = {}): Principal {
     userEmail: 'ana@acme.test',
     userName: 'Ana',
     membership: { id: 'm1', status: 'active', role: 'owner', permissions: ['admin'] },
+    ...over,
+  };
+}
+
+/**
+ * An MCP call for unit tests: Olivia (no membership) through Claude Desktop with its OAuth token.
+ * `principal` states whose call it is (token, organisation, person); `over` the rest.
+ */
+export function testMcpCaller(
+  principal: Partial<Principal>,
+  over: Partial<CallerContext> = {},
+): CallerContext {
+  return {
+    principal: testPrincipal({
+      tokenKind: 'oauth',
+      tokenName: 'Claude Desktop',
+      clientName: 'Claude Desktop',
+      userEmail: 'olivia@acme.test',
+      userName: 'Olivia',
+      membership: null,
+      ...principal,
+    }),
+    channel: 'mcp',
+    clientName: 'Claude Desktop',
+    confirmationId: null,
+    requestId: 'req-1',
     ...over,
   };
 }

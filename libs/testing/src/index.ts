@@ -10,6 +10,7 @@ export {
   mcpErrorOf,
   testAccessPolicy,
   testApproval,
+  testMcpCaller,
   testPrincipal,
   testRequestContext,
 } from './fixtures.js';
