@@ -14,6 +14,11 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const ADMIN = resolve(ROOT, 'dist/apps/server/src/admin.js');
 const run = promisify(execFile);
 
+/** `--name value` for each option, in the order given. */
+function flags(options: Record<string, string>): string[] {
+  return Object.entries(options).flatMap(([name, value]) => [`--${name}`, value]);
+}
+
 describe('npm run admin (the built command, a fresh database)', () => {
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
@@ -53,12 +58,11 @@ describe('npm run admin (the built command, a fresh database)', () => {
   it('org:create makes the organisation, its owner, a token shown once and a sign-in link', async () => {
     const r = await admin(
       'org:create',
-      '--name',
-      'Initech Ltd',
-      '--owner-email',
-      'peter@initech.example',
-      '--owner-name',
-      'Peter Gibbons',
+      ...flags({
+        name: 'Initech Ltd',
+        'owner-email': 'peter@initech.example',
+        'owner-name': 'Peter Gibbons',
+      }),
     );
     expect(r.code, r.err).toBe(0);
     const out = JSON.parse(r.out);
@@ -83,10 +87,7 @@ describe('npm run admin (the built command, a fresh database)', () => {
 
     const again = await admin(
       'org:create',
-      '--name',
-      'Initech Ltd',
-      '--owner-email',
-      'x@initech.example',
+      ...flags({ name: 'Initech Ltd', 'owner-email': 'x@initech.example' }),
     );
     expect(again.code).toBe(3);
     expect(again.err).toContain('already exists');
@@ -95,12 +96,7 @@ describe('npm run admin (the built command, a fresh database)', () => {
   it('user:add and token:create for scripts; clear errors and exit codes', async () => {
     const added = await admin(
       'user:add',
-      '--org',
-      'initech-ltd',
-      '--email',
-      'milton@initech.example',
-      '--role',
-      'viewer',
+      ...flags({ org: 'initech-ltd', email: 'milton@initech.example', role: 'viewer' }),
     );
     expect(added.code, added.err).toBe(0);
     expect(JSON.parse(added.out).user).toMatchObject({
@@ -114,16 +110,13 @@ describe('npm run admin (the built command, a fresh database)', () => {
 
     const token = await admin(
       'token:create',
-      '--org',
-      'initech-ltd',
-      '--email',
-      'milton@initech.example',
-      '--name',
-      'report',
-      '--scopes',
-      'audit:read',
-      '--expires-days',
-      '30',
+      ...flags({
+        org: 'initech-ltd',
+        email: 'milton@initech.example',
+        name: 'report',
+        scopes: 'audit:read',
+        'expires-days': '30',
+      }),
     );
     expect(token.code, token.err).toBe(0);
     expect(JSON.parse(token.out).token).toMatchObject({ name: 'report', scopes: ['audit:read'] });

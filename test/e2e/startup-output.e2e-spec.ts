@@ -84,6 +84,23 @@ function expectJsonOnly(stdout: string): Array<Record<string, unknown>> {
   });
 }
 
+/** A test that gives the server a terminal: it needs util-linux's `script`, and time. */
+const ON_A_TERMINAL = {
+  timeout: 180_000,
+  ...skipWhen(
+    !existsSync(SCRIPT) && `${SCRIPT} (util-linux) is missing: it gives the server a terminal`,
+  ),
+};
+
+/** Runs the shell `command` in the repository on a terminal of its own (`script`), with `env`. */
+function onTerminal(command: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 function collect(child: ChildProcess): { out: () => string; err: () => string } {
   let out = '';
   let err = '';
@@ -199,23 +216,14 @@ describe('start-up output of the built server', () => {
 
   it(
     'a terminal, LOG_LEVEL=info (what `npm start` shows): the banner, with the console URL, is the last thing on screen',
-    {
-      timeout: 180_000,
-      ...skipWhen(
-        !existsSync(SCRIPT) && `${SCRIPT} (util-linux) is missing: it gives the server a terminal`,
-      ),
-    },
+    ON_A_TERMINAL,
     async () => {
       const port = await freePort();
       const dataDir = inWork('tty-info');
       const pidFile = inWork('tty-info-pid.txt');
       // stdout and stderr on the same terminal, in the order a person sees them.
       const command = `echo $$ > '${pidFile}'; exec '${process.execPath}' '${MAIN}'`;
-      const child = spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
-        cwd: ROOT,
-        env: serverEnv(dataDir, port),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = onTerminal(command, serverEnv(dataDir, port));
       const output = collect(child);
       const exited = exitOf(child);
       const base = `http://127.0.0.1:${port}`;
@@ -247,12 +255,7 @@ describe('start-up output of the built server', () => {
 
   it(
     'stdout a terminal, LOG_LEVEL=warn: the banner on stderr still names the URLs; stdout stays JSON',
-    {
-      timeout: 180_000,
-      ...skipWhen(
-        !existsSync(SCRIPT) && `${SCRIPT} (util-linux) is missing: it gives the server a terminal`,
-      ),
-    },
+    ON_A_TERMINAL,
     async () => {
       const port = await freePort();
       const dataDir = inWork('tty');
@@ -263,11 +266,7 @@ describe('start-up output of the built server', () => {
       await seedEmbeddedDataDir(dataDir);
       // The shell records its pid, then becomes the server (exec): that pid is the server's.
       const command = `echo $$ > '${pidFile}'; exec '${process.execPath}' '${MAIN}' 2> '${errFile}'`;
-      const child = spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
-        cwd: ROOT,
-        env: serverEnv(dataDir, port, { LOG_LEVEL: 'warn' }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = onTerminal(command, serverEnv(dataDir, port, { LOG_LEVEL: 'warn' }));
       const output = collect(child);
       const exited = exitOf(child);
       try {
