@@ -80,7 +80,7 @@ export class AccountsService {
         external_id: input.external_id === undefined ? before.external_id : input.external_id,
         tax_id: input.tax_id === undefined ? before.tax_id : input.tax_id,
       };
-      const changes = changesBetween(before, { ...before, ...wanted }, AUDITED_FIELDS);
+      const changes = changesBetween(before, wanted, AUDITED_FIELDS);
       if (!hasChanges(changes)) return toAccountDto(before);
       const after = await this.accounts.update(tx, organizationId, id, wanted);
       await this.audit.record(tx, {

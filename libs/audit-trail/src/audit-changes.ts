@@ -10,11 +10,14 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
-/** The fields of `fields` whose value differs between `before` and `after`. */
-export function changesBetween<T extends object>(
+/**
+ * The fields of `fields` whose value differs between `before` and `after` (which need hold only
+ * those fields: e.g. the values an update writes).
+ */
+export function changesBetween<T extends object, K extends keyof T & string>(
   before: T,
-  after: T,
-  fields: readonly (keyof T & string)[],
+  after: Pick<T, K>,
+  fields: readonly K[],
 ): AuditChanges {
   const out: AuditChanges = {};
   for (const f of fields) {

@@ -57,7 +57,7 @@ export class ConfirmationPolicies {
         mode: input.mode,
         expirySeconds: input.expiry_seconds ?? before.expirySeconds,
       };
-      const changes = changesBetween(before, { ...before, ...wanted }, ['mode', 'expirySeconds']);
+      const changes = changesBetween(before, wanted, ['mode', 'expirySeconds']);
       if (!hasChanges(changes)) return toDto(before, known.title);
       const after = await this.repository.upsert(tx, principal.organizationId, tool, {
         ...wanted,

@@ -51,11 +51,7 @@ export class MembersService {
       if (before === undefined) throw DomainError.notFound('Member');
       const wanted = desired(before, input);
       const current = { ...before, permissions: canonical(before.permissions) };
-      const changes = changesBetween(current, { ...current, ...wanted }, [
-        'status',
-        'role',
-        'permissions',
-      ]);
+      const changes = changesBetween(current, wanted, ['status', 'role', 'permissions']);
       if (!hasChanges(changes)) return toMemberDto(before);
 
       const stillAdmin = wanted.status === 'active' && wanted.permissions.includes('admin');

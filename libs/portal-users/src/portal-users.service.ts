@@ -110,7 +110,7 @@ export class PortalUsersService {
         external_id: input.external_id === undefined ? before.external_id : input.external_id,
         account_id: input.account_id === undefined ? before.account_id : input.account_id,
       };
-      const changes = changesBetween(before, { ...before, ...wanted }, EDITABLE_FIELDS);
+      const changes = changesBetween(before, wanted, EDITABLE_FIELDS);
       if (!hasChanges(changes)) return toPortalUserDto(before);
       // A pending invitation was sent to the old address: it must not activate the new one.
       const voidInvitation = changes.email !== undefined && before.status === 'invited';
