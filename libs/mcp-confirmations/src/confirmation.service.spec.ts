@@ -164,7 +164,12 @@ describe('ConfirmationService (ledger stubbed)', () => {
   it('a bad MAC or a malformed state is tampered, and the ledger is not touched', async () => {
     const s = setup();
     const { result, binding } = await asked(s);
-    const forged = `${result.requestState.slice(0, -2)}AA`;
+    // One bit of the MAC flipped, in a character all of whose bits count (the last one of
+    // unpadded base64url carries padding bits): a forgery that always differs from the original.
+    const state = result.requestState;
+    const at = state.length - 3;
+    const forged = `${state.slice(0, at)}${state[at] === 'A' ? 'B' : 'A'}${state.slice(at + 1)}`;
+    expect(forged).not.toBe(state);
     expect(await s.service.redeem(forged, binding, 'accept')).toEqual({
       kind: 'tampered',
       reason: 'bad_mac',
