@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { legacyToolCall, modernToolCall, resultJson } from '../support/raw-mcp.js';
-import { parseMaybe, type Json } from '../support/mcp-peers.js';
+import {
+  legacyToolCall,
+  modernToolCall,
+  post,
+  resultJson,
+  type RawResponse,
+} from '../support/raw-mcp.js';
+import type { Json } from '../support/mcp-peers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -13,19 +19,9 @@ describe('errors that say what is missing', () => {
   let t: TestServer;
   let tools: { name: string; required: string[] }[];
 
-  async function rpc(body: object, headers: Record<string, string>) {
-    const res = await fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${t.tokens.owner}`,
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
-    const answer: Json = parseMaybe(await res.text());
-    return { status: res.status, body: answer };
+  /** One JSON-RPC message as the owner, with these headers. */
+  function rpc(body: object, headers: Record<string, string>): Promise<RawResponse> {
+    return post(t.url, t.tokens.owner, body, headers);
   }
 
   beforeAll(async () => {

@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { skipWhen } from '../support/skip.js';
 import type { Json } from '../support/mcp-peers.js';
-import { InMemoryOAuthClient, mcpStatus } from '../support/oauth-client.js';
+import { InMemoryOAuthClient, mcpStatus, oauthForm } from '../support/oauth-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -217,29 +217,20 @@ describe('an MCP client authorized in headless Chromium', skipWhen(CHROMIUM_MISS
 
   it('revokes (RFC 7009): the access token is a 401 and the refresh token is dead', async () => {
     const tokens = provider.saved!;
-    const response = await fetch(`${t!.url}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        token: tokens.refresh_token!,
-        token_type_hint: 'refresh_token',
-        client_id: provider.information!.client_id,
-      }),
+    const response = await oauthForm(t!.url, '/oauth/revoke', {
+      token: tokens.refresh_token!,
+      token_type_hint: 'refresh_token',
+      client_id: provider.information!.client_id,
     });
     expect(response.status).toBe(200);
     expect(await mcpStatus(mcpUrl(), tokens.access_token)).toBe(401);
-    const refresh = await fetch(`${t!.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: tokens.refresh_token!,
-        client_id: provider.information!.client_id,
-      }),
+    const refresh = await oauthForm(t!.url, '/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: provider.information!.client_id,
     });
     expect(refresh.status).toBe(400);
-    const refused: Json = await refresh.json();
-    expect(refused.error).toBe('invalid_grant');
+    expect(refresh.body.error).toBe('invalid_grant');
   });
 
   it('the client’s next call is refused, and authorizing again (still signed in) works', async () => {

@@ -15,6 +15,7 @@ import {
   authorizeInBrowser,
   InMemoryOAuthClient,
   mcpStatus as mcpStatusAt,
+  oauthForm,
   pkceAuthorizeUrl,
 } from '../support/oauth-client.js';
 import { latestMailTo } from '../support/mail-drop.js';
@@ -169,17 +170,12 @@ describe('the v2 SDK client authorizes by URL alone (DCR)', () => {
 
   it('refreshes: a new access token, the refresh token rotates, the old access token dies', async () => {
     const before = provider.saved!;
-    const response = await fetch(`${t.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: before.refresh_token!,
-        client_id: provider.information!.client_id,
-      }),
+    const { status, body } = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: before.refresh_token!,
+      client_id: provider.information!.client_id,
     });
-    const body: Json = await response.json();
-    expect(response.status).toBe(200);
+    expect(status).toBe(200);
     expect(body.access_token).toMatch(/^oat_/);
     expect(body.refresh_token).not.toBe(before.refresh_token);
     expect(await mcpStatus(before.access_token)).toBe(401);
@@ -222,12 +218,7 @@ async function tokenRequest(
   params: Record<string, string>,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: Json }> {
-  const response = await fetch(`${t.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(params),
-  });
-  return { status: response.status, body: await response.json() };
+  return oauthForm(t.url, '/oauth/token', params, headers);
 }
 
 type DpopKey = Awaited<ReturnType<typeof generateKeyPair>>;

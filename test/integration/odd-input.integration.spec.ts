@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '@app/rest-contract';
 import { textJsonOf } from '../support/mcp-peers.js';
-import { legacyToolCall } from '../support/raw-mcp.js';
+import { legacyToolCall, post, type RawResponse } from '../support/raw-mcp.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { call, OAUTH_FORM_ENDPOINTS, snapshot, type Json } from './platform-api.fixtures.js';
 
@@ -234,20 +234,13 @@ describe('odd input is a 4xx with the envelope, never a 500', () => {
   });
 
   /** One JSON-RPC request on the 2025-11-25 revision, as the owner. */
-  const rpc = async (method: string, params: Json) => {
-    const res = await fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${t.tokens.owner}`,
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    const body: Json = await res.json();
-    return { status: res.status, body };
-  };
+  const rpc = (method: string, params: Json): Promise<RawResponse> =>
+    post(
+      t.url,
+      t.tokens.owner,
+      { jsonrpc: '2.0', id: 1, method, params },
+      { 'mcp-protocol-version': '2025-11-25' },
+    );
 
   it('U+0000 or a lone surrogate in completion, prompt and resource arguments is -32602, not -32603', async () => {
     for (const value of ['a\u0000', '\ud800', 'x\udc00y']) {

@@ -6,6 +6,7 @@ import type {
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { BrowserAgent, firstUrl, hiddenField } from './browser-agent.js';
+import { parseMaybe } from './mcp-peers.js';
 
 /**
  * The v2 SDK's OAuth client provider, kept in memory, as a native MCP client implements it: a
@@ -196,4 +197,23 @@ export function pkceAuthorizeUrl(
   };
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
   return url;
+}
+
+/**
+ * POSTs `params` as a form to the OAuth server's `endpoint` (`/oauth/token`, `/oauth/revoke`) on
+ * `baseUrl`; the status and the answer ({@link parseMaybe}: JSON, else its text; undefined if empty).
+ */
+export async function oauthForm(
+  baseUrl: string,
+  endpoint: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+  // oxlint-disable-next-line typescript/no-explicit-any -- answers are read field by field
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${baseUrl}${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(params),
+  });
+  return { status: response.status, body: parseMaybe(await response.text()) };
 }
