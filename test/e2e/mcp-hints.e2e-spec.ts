@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  legacyToolCall,
-  modernToolCall,
-  post,
-  resultJson,
-  type RawResponse,
-} from '../support/raw-mcp.js';
+import { legacyToolCall, modernToolCall, post, resultJson } from '../support/raw-mcp.js';
 import type { Json } from '../support/mcp-peers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -20,7 +14,7 @@ describe('errors that say what is missing', () => {
   let tools: { name: string; required: string[] }[];
 
   /** One JSON-RPC message as the owner, with these headers. */
-  function rpc(body: object, headers: Record<string, string>): Promise<RawResponse> {
+  function rpc(body: object, headers: Record<string, string>) {
     return post(t.url, t.tokens.owner, body, headers);
   }
 

@@ -133,6 +133,21 @@ async function trailOf(
   return (await chainOf(t, id)).map((e) => [e.action, e.actor_name, e.channel, e.client_name]);
 }
 
+/**
+ * `targetId` was deleted once, audited with confirmation `id`, whose ledger row is consumed; the
+ * deletion's audit event.
+ */
+async function expectDeletedOnceBy(targetId: string, id: string): Promise<Json> {
+  const deleted = await auditEvents(pair.a, {
+    action: 'portal_user.deleted',
+    resource_id: targetId,
+  });
+  expect(deleted).toHaveLength(1);
+  expect(deleted[0].confirmation_id).toBe(id);
+  expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
+  return deleted[0];
+}
+
 async function ledgerRow(id: string): Promise<Json> {
   const [row] = await sqlRows(
     pair.sql,
@@ -214,13 +229,7 @@ describe('verified policy, 2026-07-28', () => {
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
     expect(outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed')).toEqual([]);
     expect(await portalUserStatus(pair.b, target.id)).toBe(404);
-    const deleted = await auditEvents(pair.a, {
-      action: 'portal_user.deleted',
-      resource_id: target.id,
-    });
-    expect(deleted).toHaveLength(1);
-    expect(deleted[0].confirmation_id).toBe(id);
-    expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
+    const deletion = await expectDeletedOnceBy(target.id, id);
 
     // The page after use: refused.
     const replayed = await open(olivia, id);
@@ -244,8 +253,8 @@ describe('verified policy, 2026-07-28', () => {
       mode: { before: null, after: 'verified' },
     });
     expect(chain[4].changes).toEqual({ status: { before: 'confirmed', after: 'consumed' } });
-    expect(chain[4].request_id).toBe(deleted[0].request_id);
-    expect(chain[4].trace_id).toBe(deleted[0].trace_id);
+    expect(chain[4].request_id).toBe(deletion.request_id);
+    expect(chain[4].trace_id).toBe(deletion.trace_id);
 
     // The confirmation's detail tells the whole chain: asked, decided on the page, what ran.
     const detail: Json = await (
@@ -443,13 +452,7 @@ describe('verified policy, 2025-11-25', () => {
       [target.id],
     );
     expect(n).toBe(1);
-    const deleted = await auditEvents(pair.a, {
-      action: 'portal_user.deleted',
-      resource_id: target.id,
-    });
-    expect(deleted).toHaveLength(1);
-    expect(deleted[0].confirmation_id).toBe(id);
-    expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
+    await expectDeletedOnceBy(target.id, id);
     expect((await open(olivia, id)).status).toBe(410);
     // Asked once (the retry before the page asked nothing new), refused to Max when he opened it,
     // confirmed by Olivia, used once among the 21 calls after.
