@@ -180,7 +180,7 @@ describe('npm run admin (the built command, a fresh database)', () => {
       `SELECT e.action, e.actor_type, e.actor_name, e.actor_user_id, e.token_id, e.channel,
               e.resource_label, e.changes
          FROM audit_events e JOIN organizations o ON o.id = e.organization_id
-        WHERE o.slug = 'initech-ltd' ORDER BY e.occurred_at, e.id`,
+        WHERE o.slug = 'initech-ltd' ORDER BY e.occurred_at, e.seq, e.id`,
     );
     // Exactly these: the refused commands above changed nothing and so recorded nothing.
     expect(events.map((e) => [e.action, e.actor_name, e.resource_label])).toEqual([

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditTrail } from '@app/audit-trail';
 import { TokensService } from '@app/identity';
 import { RestDispatcher } from '@app/mcp-tools';
 import { PORTAL_USERS_ENDPOINTS } from '@app/portal-users';
@@ -225,5 +228,35 @@ describe('REST /v1/audit-events', () => {
     expect((await call(t, 'GET', '/v1/audit-events', { token: 'readonly_pat' })).status).toBe(200);
     // An OAuth token (audit:read) reads them through its resource, the MCP server.
     expect((await callTool(t, 'oauth_reader', 'list_audit_events')).isError).toBe(false);
+  });
+
+  it('a confirmation’s or a request’s events read back in the order they were written, within one clock tick too', async () => {
+    // Twelve rows in one statement: occurred_at (clock_timestamp(), a millisecond tick on the
+    // embedded engine) ties for most of them, so only the insert order (seq) says which came first.
+    const owner = await me(t);
+    const confirmationId = randomUUID();
+    const requestId = `written-order-${randomUUID()}`;
+    const labels = Array.from({ length: 12 }, (_, i) => `step ${String(i).padStart(2, '0')}`);
+    await t.server.app.get(DataSource).query(
+      `INSERT INTO audit_events (organization_id, actor_type, actor_user_id, token_id, channel,
+                                 action, resource_type, resource_id, resource_label, changes,
+                                 request_id, confirmation_id)
+       SELECT $1, 'member', $2, $3, 'mcp', 'confirmation.confirmed', 'confirmation', $4,
+              'step ' || lpad(g::text, 2, '0'), '{}'::jsonb, $5, $6
+         FROM generate_series(0, 11) AS g ORDER BY g`,
+      [
+        owner.organizationId,
+        owner.userId,
+        owner.tokenId,
+        confirmationId,
+        requestId,
+        confirmationId,
+      ],
+    );
+    const trail = t.server.app.get(AuditTrail);
+    const ofConfirmation = await trail.eventsOfConfirmation(owner.organizationId, confirmationId);
+    const ofRequest = await trail.eventsOfRequest(owner.organizationId, requestId);
+    expect(ofConfirmation.map((e) => e.resource_label)).toEqual(labels);
+    expect(ofRequest.map((e) => e.resource_label)).toEqual(labels);
   });
 });

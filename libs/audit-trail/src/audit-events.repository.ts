@@ -92,6 +92,13 @@ const ROW_COLUMNS = `id, occurred_at, actor_type, actor_user_id,
 const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('occurred_at')} AS cursor_ts`;
 
 /**
+ * Oldest first in the order the events were written: `occurred_at` ties within one clock tick (a
+ * whole millisecond on the embedded engine), and `seq` is numbered as each row is inserted
+ * (migration AuditEventSequence1765900000000; NULL on rows written before it).
+ */
+const WRITTEN_ORDER = 'occurred_at, seq, id';
+
+/**
  * The exact list statement {@link AuditEventsRepository.list} runs (exported for the history
  * bench, which times the real statement).
  */
@@ -190,11 +197,11 @@ export class AuditEventsRepository {
     );
   }
 
-  /** The events a confirmation produced, oldest first (the order the write recorded them in). */
+  /** The events a confirmation produced, oldest first (the order the writes recorded them in). */
   ofConfirmation(organizationId: string, confirmationId: string): Promise<AuditEventRow[]> {
     return this.ds.query<AuditEventRow[]>(
       `SELECT ${COLUMNS} FROM audit_events WHERE organization_id = $1 AND confirmation_id = $2
-        ORDER BY occurred_at, id`,
+        ORDER BY ${WRITTEN_ORDER}`,
       [organizationId, confirmationId],
     );
   }
@@ -203,7 +210,7 @@ export class AuditEventsRepository {
   ofRequest(organizationId: string, requestId: string): Promise<AuditEventRow[]> {
     return this.ds.query<AuditEventRow[]>(
       `SELECT ${COLUMNS} FROM audit_events WHERE organization_id = $1 AND request_id = $2
-        ORDER BY occurred_at, id`,
+        ORDER BY ${WRITTEN_ORDER}`,
       [organizationId, requestId],
     );
   }

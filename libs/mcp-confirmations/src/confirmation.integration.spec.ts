@@ -199,7 +199,7 @@ function eventsAbout(ds: DataSource, confirmationId: string): Promise<EventRow[]
   return ds.query(
     `SELECT action, actor_user_id, token_id, channel, client_name, resource_type, resource_label,
             confirmation_id, changes
-       FROM audit_events WHERE resource_id = $1 ORDER BY occurred_at, id`,
+       FROM audit_events WHERE resource_id = $1 ORDER BY occurred_at, seq, id`,
     [confirmationId],
   );
 }

@@ -26,6 +26,7 @@ import { VerifiedConfirmations1765700000000 } from './1765700000000-verified-con
 import { McpTasks1765710000000 } from './1765710000000-mcp-tasks.js';
 import { ToolCallApprovalId1765720000000 } from './1765720000000-tool-call-approval-id.js';
 import { ApprovalDecidedVia1765810000000 } from './1765810000000-approval-decided-via.js';
+import { AuditEventSequence1765900000000 } from './1765900000000-audit-event-sequence.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -60,4 +61,5 @@ export const MIGRATIONS = [
   McpTasks1765710000000,
   ToolCallApprovalId1765720000000,
   ApprovalDecidedVia1765810000000,
+  AuditEventSequence1765900000000,
 ];
