@@ -389,6 +389,44 @@ describe('one trace id everywhere', () => {
   });
 });
 
+describe('a call the sampler dropped (the agent’s traceparent says not sampled)', () => {
+  it('exports no span of it, yet its log line, history row and audit event carry its trace id', async () => {
+    const traceId = randomHex(16);
+    const res = await modernToolCall(
+      s.url,
+      s.tokens.owner,
+      CLIENT,
+      'create_account',
+      { name: `Unsampled ${RUN}` },
+      {
+        requestId: `trace-${RUN}-unsampled`,
+        meta: { traceparent: `00-${traceId}-${randomHex(8)}-00` },
+      },
+    );
+    expect(res.body.result.isError).toBeUndefined();
+    const requestId = res.headers.get('x-request-id');
+    const accountId: string = resultJson(res.body).id;
+    // A sampled call after it: once its span is in, every batch before it has been exported.
+    const later = await tracedToolCall('list_accounts', {}, 'after-unsampled');
+    await serverSpanOf(later.traceId, 'tools/call list_accounts');
+    expect(spansOf(receiver.spans(), traceId)).toEqual([]);
+
+    const line = await logLine(s, (l) => l.msg === 'tools/call' && l.requestId === requestId);
+    expect(line?.trace_id).toBe(traceId);
+    const auth = { authorization: `Bearer ${s.tokens.owner}` };
+    const history: Json = await (
+      await fetch(`${s.url}/v1/mcp/tool-calls?tool=create_account&limit=100`, { headers: auth })
+    ).json();
+    const rows: Json[] = history.data;
+    expect(rows.find((r) => r.request_id === requestId)?.trace_id).toBe(traceId);
+    const audit: Json = await (
+      await fetch(`${s.url}/v1/audit-events?resource_id=${accountId}`, { headers: auth })
+    ).json();
+    const events: Json[] = audit.data;
+    expect(events.map((e) => e.trace_id)).toEqual([traceId]);
+  });
+});
+
 describe('a destructive tool’s confirmation', () => {
   it('the ledger’s ask and redeem are children of the confirmation step, with their SQL', async () => {
     const auth = { authorization: `Bearer ${s.tokens.owner}`, 'content-type': 'application/json' };

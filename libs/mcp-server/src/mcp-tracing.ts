@@ -17,7 +17,7 @@ import {
   type McpMessageStart,
   type McpObservation,
 } from '@app/mcp-transport';
-import { serverTracer } from '@app/tracing';
+import { detachUnsampled, serverTracer } from '@app/tracing';
 
 /** The W3C trace context a request may carry in `params._meta` (SEP-414: unprefixed by exception). */
 const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
@@ -79,7 +79,9 @@ export class McpTracing {
       { kind: SpanKind.SERVER, attributes, links },
       parent,
     );
-    const active = trace.setSpan(parent, span);
+    // A call the sampler dropped runs without its span (its ids kept for logs and history), so
+    // the SQL and Redis instrumentations below it make no spans that would be dropped anyway.
+    const active = detachUnsampled(trace.setSpan(parent, span));
     const spanContext = span.spanContext();
     return {
       traceId:

@@ -2,6 +2,7 @@ export {
   annotateActiveSpan,
   capturesToolContent,
   currentTraceId,
+  detachUnsampled,
   errorType,
   inSpan,
   inSpanAsync,

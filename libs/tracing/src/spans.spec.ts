@@ -9,11 +9,14 @@ import {
 } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  currentTraceId,
+  detachUnsampled,
   inSpan,
   inSpanAsync,
   markTracingStarted,
   markTracingStopped,
   serverTracer,
+  traceLogFields,
   tracingActive,
 } from './spans.js';
 
@@ -119,6 +122,43 @@ describe('inSpan / inSpanAsync', () => {
     await expect(
       under(parent(TraceFlags.NONE), () => inSpanAsync('s', () => Promise.reject(boom))),
     ).rejects.toBe(boom);
+  });
+});
+
+describe('detachUnsampled', () => {
+  let started: ReturnType<typeof vi.spyOn>;
+  let registered = false;
+  beforeEach(() => {
+    registered = context.setGlobalContextManager(new StackContextManager());
+    markTracingStarted(() => undefined, { captureToolContent: false });
+    started = vi.spyOn(serverTracer(), 'startActiveSpan');
+  });
+  afterEach(() => {
+    started.mockRestore();
+    markTracingStopped();
+    if (registered) context.disable();
+  });
+
+  it('takes a dropped span out of the context (what pg and ioredis skip on) and keeps its ids', () => {
+    const detached = detachUnsampled(trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.NONE)));
+    expect(trace.getSpan(detached)).toBeUndefined();
+    context.with(detached, () => {
+      expect(currentTraceId()).toBe(TRACE_ID);
+      expect(traceLogFields()).toEqual({
+        trace_id: TRACE_ID,
+        span_id: PARENT_SPAN_ID,
+        trace_flags: '00',
+      });
+      // No span of its own either: one here would begin a new trace.
+      expect(inSpan('mcp.authorize', () => 'checked')).toBe('checked');
+    });
+    expect(started).not.toHaveBeenCalled();
+  });
+
+  it('leaves a sampled span where it is', () => {
+    const sampled = trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.SAMPLED));
+    expect(detachUnsampled(sampled)).toBe(sampled);
+    expect(detachUnsampled(ROOT_CONTEXT)).toBe(ROOT_CONTEXT);
   });
 });
 

@@ -1,12 +1,15 @@
 import {
   context,
+  createContextKey,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   TraceFlags,
   type Attributes,
+  type Context,
   type Span,
+  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
@@ -143,18 +146,59 @@ export function inSpanAsync<T>(
 }
 
 /**
+ * Where a call the sampler dropped keeps its trace ids once {@link detachUnsampled} took its span
+ * out of the context: the log lines, the history row and the audit events still carry them.
+ */
+const UNSAMPLED_TRACE = createContextKey('platform-mcp unsampled trace');
+
+/**
+ * `ctx` as a call's work should run in: unchanged when its span is recorded or sampled; when the
+ * sampler dropped it, without the span but with its ids kept aside. Below a dropped span every
+ * instrumentation still makes a span (pg and ioredis one per statement and command, each sampled
+ * and dropped in turn, its callbacks bound to its context); with no span in the context they skip
+ * (`requireParentSpan`), as {@link inSpan} does, and nothing is lost: none of it would be exported.
+ */
+export function detachUnsampled(ctx: Context): Context {
+  const span = trace.getSpan(ctx);
+  if (span === undefined || !isDropped(span)) return ctx;
+  return trace.deleteSpan(ctx).setValue(UNSAMPLED_TRACE, span.spanContext());
+}
+
+/** The active trace's ids: its span's, or those a detached unsampled call kept. */
+function activeSpanContext(): SpanContext | undefined {
+  const active = context.active();
+  const kept = active.getValue(UNSAMPLED_TRACE);
+  return trace.getSpanContext(active) ?? (isSpanContext(kept) ? kept : undefined);
+}
+
+function isSpanContext(value: unknown): value is SpanContext {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'traceId' in value &&
+    typeof value.traceId === 'string' &&
+    'spanId' in value &&
+    typeof value.spanId === 'string' &&
+    'traceFlags' in value &&
+    typeof value.traceFlags === 'number'
+  );
+}
+
+function isDropped(span: Span): boolean {
+  return !span.isRecording() && (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0;
+}
+
+/**
  * Whether the active span is one the sampler dropped (neither recorded nor sampled): a child of it
  * would be dropped as well (every sampler the SDK names decides a child as its parent, or by the
  * same trace id), so {@link inSpan} does not make one. Making it cost a span object, its ids and a
  * context switch per step of every unsampled call (at sampling 0.1, nine calls in ten).
  */
 function underUnsampledSpan(): boolean {
-  const parent = trace.getSpan(context.active());
-  return (
-    parent !== undefined &&
-    !parent.isRecording() &&
-    (parent.spanContext().traceFlags & TraceFlags.SAMPLED) === 0
-  );
+  const active = context.active();
+  const parent = trace.getSpan(active);
+  // A detached call (no span, its ids aside) is unsampled too: a span here would start a new trace.
+  return parent === undefined ? active.getValue(UNSAMPLED_TRACE) !== undefined : isDropped(parent);
 }
 
 /**
@@ -182,7 +226,7 @@ export function errorType(error: unknown): string {
  */
 export function currentTraceId(): string | null {
   if (tracer === undefined) return null;
-  const spanContext = trace.getSpanContext(context.active());
+  const spanContext = activeSpanContext();
   return spanContext !== undefined && trace.isSpanContextValid(spanContext)
     ? spanContext.traceId
     : null;
@@ -190,7 +234,7 @@ export function currentTraceId(): string | null {
 
 /** The trace fields of a log line (pino `mixin`): the active span's ids, or none. */
 export function traceLogFields(): { trace_id?: string; span_id?: string; trace_flags?: string } {
-  const spanContext = trace.getSpanContext(context.active());
+  const spanContext = activeSpanContext();
   if (spanContext === undefined || !trace.isSpanContextValid(spanContext)) return {};
   return {
     trace_id: spanContext.traceId,
