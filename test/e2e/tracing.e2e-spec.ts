@@ -425,6 +425,26 @@ describe('a call the sampler dropped (the agent’s traceparent says not sampled
     const events: Json[] = audit.data;
     expect(events.map((e) => e.trace_id)).toEqual([traceId]);
   });
+
+  it('a REST request likewise: no span exported, its access log line carries its trace id', async () => {
+    const traceId = randomHex(16);
+    const res = await fetch(`${s.url}/v1/accounts?limit=5`, {
+      headers: {
+        authorization: `Bearer ${s.tokens.owner}`,
+        traceparent: `00-${traceId}-${randomHex(8)}-00`,
+      },
+    });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id');
+    const later = await tracedToolCall('list_accounts', {}, 'after-unsampled-rest');
+    await serverSpanOf(later.traceId, 'tools/call list_accounts');
+    expect(spansOf(receiver.spans(), traceId)).toEqual([]);
+    const access = await logLine(
+      s,
+      (l) => l.msg === 'request completed' && l.req?.id === requestId,
+    );
+    expect(access?.trace_id).toBe(traceId);
+  });
 });
 
 describe('a destructive tool’s confirmation', () => {

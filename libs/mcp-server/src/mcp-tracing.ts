@@ -17,7 +17,7 @@ import {
   type McpMessageStart,
   type McpObservation,
 } from '@app/mcp-transport';
-import { detachUnsampled, serverTracer } from '@app/tracing';
+import { detachUnsampled, parentContext, serverTracer } from '@app/tracing';
 
 /** The W3C trace context a request may carry in `params._meta` (SEP-414: unprefixed by exception). */
 const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
@@ -44,7 +44,9 @@ export class McpTracing {
   constructor(private readonly isKnownTool: (name: string) => boolean) {}
 
   start(message: McpMessageStart): McpMessageScope {
-    const httpContext = context.active();
+    // The HTTP request's context; for a request the sampler dropped, its span put back as the
+    // parent (the request runs detached from it), so this span is dropped with it.
+    const httpContext = parentContext();
     const carried = contextFromMeta(message.params);
     const parent = carried ?? httpContext;
     const links: Link[] = [];

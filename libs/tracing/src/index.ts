@@ -8,6 +8,7 @@ export {
   inSpanAsync,
   nameHttpSpansByRoute,
   outsideTraces,
+  parentContext,
   serverTracer,
   traceLogFields,
   tracingActive,

@@ -15,6 +15,7 @@ import {
   inSpanAsync,
   markTracingStarted,
   markTracingStopped,
+  parentContext,
   serverTracer,
   traceLogFields,
   tracingActive,
@@ -153,6 +154,18 @@ describe('detachUnsampled', () => {
       expect(inSpan('mcp.authorize', () => 'checked')).toBe('checked');
     });
     expect(started).not.toHaveBeenCalled();
+  });
+
+  it('puts the dropped span back as the parent of a span of ours, so its sampling decision holds', () => {
+    const detached = detachUnsampled(trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.NONE)));
+    const parentOf = context.with(detached, () => trace.getSpanContext(parentContext()));
+    expect(parentOf).toEqual({
+      traceId: TRACE_ID,
+      spanId: PARENT_SPAN_ID,
+      traceFlags: TraceFlags.NONE,
+    });
+    // Elsewhere the active context itself.
+    expect(parentContext()).toBe(context.active());
   });
 
   it('leaves a sampled span where it is', () => {

@@ -93,6 +93,27 @@ export function nameHttpSpansByRoute(
     if (route !== undefined && route !== '') record(route);
     done();
   });
+  // A request the sampler dropped is handled without its span from here on (the body is read,
+  // the handler and its guards are next): see detachUnsampled. Its HTTP span still ends and is
+  // named as before; its access log line is written in the span's own context.
+  fastify.addHook('preHandler', (_request, _reply, done) => {
+    const active = context.active();
+    const detached = detachUnsampled(active);
+    if (detached === active) done();
+    else context.with(detached, done);
+  });
+}
+
+/**
+ * The context a span of ours should be parented by: the active one, with a detached unsampled
+ * call's span put back as a parent (not recording), so the sampler drops its children too
+ * instead of starting a trace of their own.
+ */
+export function parentContext(): Context {
+  const active = context.active();
+  if (trace.getSpan(active) !== undefined) return active;
+  const kept = active.getValue(UNSAMPLED_TRACE);
+  return isSpanContext(kept) ? trace.setSpanContext(active, kept) : active;
 }
 
 /** The tracer of this server's own spans; only call when {@link tracingActive}. */
