@@ -88,20 +88,24 @@ export function nameHttpSpansByRoute(
   const record = routeRecorder;
   if (record === undefined) return;
   targetRedaction = redact;
+  // A request the sampler dropped is handled without its span (see detachUnsampled): from this
+  // first hook (the per-IP budget and the request gate come next), and again once the body is read
+  // (the HTTP instrumentation binds the request's events to its span's context), for the guards,
+  // the token budget and the handler. Its HTTP span still ends and is named as before; its access
+  // log line is written in the span's own context.
   fastify.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.url;
     if (route !== undefined && route !== '') record(route);
-    done();
+    runDetached(done);
   });
-  // A request the sampler dropped is handled without its span from here on (the body is read,
-  // the handler and its guards are next): see detachUnsampled. Its HTTP span still ends and is
-  // named as before; its access log line is written in the span's own context.
-  fastify.addHook('preHandler', (_request, _reply, done) => {
-    const active = context.active();
-    const detached = detachUnsampled(active);
-    if (detached === active) done();
-    else context.with(detached, done);
-  });
+  fastify.addHook('preHandler', (_request, _reply, done) => runDetached(done));
+}
+
+function runDetached(next: () => void): void {
+  const active = context.active();
+  const detached = detachUnsampled(active);
+  if (detached === active) next();
+  else context.with(detached, next);
 }
 
 /**
