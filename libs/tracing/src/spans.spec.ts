@@ -71,7 +71,7 @@ function under<T>(span: Span, fn: () => T): T {
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 
-describe('inSpan / inSpanAsync', () => {
+describe('with tracing started (no SDK: the API’s proxy tracer)', () => {
   let started: ReturnType<typeof vi.spyOn>;
   let registered = false;
   beforeEach(() => {
@@ -85,93 +85,82 @@ describe('inSpan / inSpanAsync', () => {
     if (registered) context.disable();
   });
 
-  it('make no child of a span the sampler dropped, and still run the step', async () => {
-    const unsampled = parent(TraceFlags.NONE);
-    expect(under(unsampled, () => inSpan('mcp.authorize', () => 'checked'))).toBe('checked');
-    await expect(
-      under(unsampled, () => inSpanAsync('mcp.dispatch', () => Promise.resolve(42))),
-    ).resolves.toBe(42);
-    // The step runs in its parent's context: its log lines carry the parent's ids.
-    under(unsampled, () =>
-      inSpan('mcp.authorize', () =>
-        expect(trace.getSpan(context.active())?.spanContext().spanId).toBe(PARENT_SPAN_ID),
-      ),
-    );
-    expect(started).not.toHaveBeenCalled();
+  describe('inSpan / inSpanAsync', () => {
+    it('make no child of a span the sampler dropped, and still run the step', async () => {
+      const unsampled = parent(TraceFlags.NONE);
+      expect(under(unsampled, () => inSpan('mcp.authorize', () => 'checked'))).toBe('checked');
+      await expect(
+        under(unsampled, () => inSpanAsync('mcp.dispatch', () => Promise.resolve(42))),
+      ).resolves.toBe(42);
+      // The step runs in its parent's context: its log lines carry the parent's ids.
+      under(unsampled, () =>
+        inSpan('mcp.authorize', () =>
+          expect(trace.getSpan(context.active())?.spanContext().spanId).toBe(PARENT_SPAN_ID),
+        ),
+      );
+      expect(started).not.toHaveBeenCalled();
+    });
+
+    it('make one under a sampled parent, and at the root of a trace', async () => {
+      under(parent(TraceFlags.SAMPLED), () => inSpan('mcp.authorize', () => 'checked'));
+      await under(parent(TraceFlags.SAMPLED), () =>
+        inSpanAsync('mcp.dispatch', () => Promise.resolve(42)),
+      );
+      inSpan('mcp.authorize', () => 'checked');
+      expect(started.mock.calls.map((call: unknown[]) => call[0])).toEqual([
+        'mcp.authorize',
+        'mcp.dispatch',
+        'mcp.authorize',
+      ]);
+    });
+
+    it('pass a step’s error on unchanged either way', async () => {
+      const boom = new TypeError('boom');
+      const fail = (): never => {
+        throw boom;
+      };
+      expect(() => under(parent(TraceFlags.NONE), () => inSpan('s', fail))).toThrow(boom);
+      expect(() => under(parent(TraceFlags.SAMPLED), () => inSpan('s', fail))).toThrow(boom);
+      await expect(
+        under(parent(TraceFlags.NONE), () => inSpanAsync('s', () => Promise.reject(boom))),
+      ).rejects.toBe(boom);
+    });
   });
 
-  it('make one under a sampled parent, and at the root of a trace', async () => {
-    under(parent(TraceFlags.SAMPLED), () => inSpan('mcp.authorize', () => 'checked'));
-    await under(parent(TraceFlags.SAMPLED), () =>
-      inSpanAsync('mcp.dispatch', () => Promise.resolve(42)),
-    );
-    inSpan('mcp.authorize', () => 'checked');
-    expect(started.mock.calls.map((call: unknown[]) => call[0])).toEqual([
-      'mcp.authorize',
-      'mcp.dispatch',
-      'mcp.authorize',
-    ]);
-  });
-
-  it('pass a step’s error on unchanged either way', async () => {
-    const boom = new TypeError('boom');
-    const fail = (): never => {
-      throw boom;
-    };
-    expect(() => under(parent(TraceFlags.NONE), () => inSpan('s', fail))).toThrow(boom);
-    expect(() => under(parent(TraceFlags.SAMPLED), () => inSpan('s', fail))).toThrow(boom);
-    await expect(
-      under(parent(TraceFlags.NONE), () => inSpanAsync('s', () => Promise.reject(boom))),
-    ).rejects.toBe(boom);
-  });
-});
-
-describe('detachUnsampled', () => {
-  let started: ReturnType<typeof vi.spyOn>;
-  let registered = false;
-  beforeEach(() => {
-    registered = context.setGlobalContextManager(new StackContextManager());
-    markTracingStarted(() => undefined, { captureToolContent: false });
-    started = vi.spyOn(serverTracer(), 'startActiveSpan');
-  });
-  afterEach(() => {
-    started.mockRestore();
-    markTracingStopped();
-    if (registered) context.disable();
-  });
-
-  it('takes a dropped span out of the context (what pg and ioredis skip on) and keeps its ids', () => {
-    const detached = detachUnsampled(trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.NONE)));
-    expect(trace.getSpan(detached)).toBeUndefined();
-    context.with(detached, () => {
-      expect(currentTraceId()).toBe(TRACE_ID);
-      expect(traceLogFields()).toEqual({
-        trace_id: TRACE_ID,
-        span_id: PARENT_SPAN_ID,
-        trace_flags: '00',
+  describe('detachUnsampled', () => {
+    it('takes a dropped span out of the context (what pg and ioredis skip on) and keeps its ids', () => {
+      const detached = detachUnsampled(trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.NONE)));
+      expect(trace.getSpan(detached)).toBeUndefined();
+      context.with(detached, () => {
+        expect(currentTraceId()).toBe(TRACE_ID);
+        expect(traceLogFields()).toEqual({
+          trace_id: TRACE_ID,
+          span_id: PARENT_SPAN_ID,
+          trace_flags: '00',
+        });
+        // No span of its own either: one here would begin a new trace.
+        expect(inSpan('mcp.authorize', () => 'checked')).toBe('checked');
       });
-      // No span of its own either: one here would begin a new trace.
-      expect(inSpan('mcp.authorize', () => 'checked')).toBe('checked');
+      expect(started).not.toHaveBeenCalled();
     });
-    expect(started).not.toHaveBeenCalled();
-  });
 
-  it('puts the dropped span back as the parent of a span of ours, so its sampling decision holds', () => {
-    const detached = detachUnsampled(trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.NONE)));
-    const parentOf = context.with(detached, () => trace.getSpanContext(parentContext()));
-    expect(parentOf).toEqual({
-      traceId: TRACE_ID,
-      spanId: PARENT_SPAN_ID,
-      traceFlags: TraceFlags.NONE,
+    it('puts the dropped span back as the parent of a span of ours, so its sampling decision holds', () => {
+      const detached = detachUnsampled(trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.NONE)));
+      const parentOf = context.with(detached, () => trace.getSpanContext(parentContext()));
+      expect(parentOf).toEqual({
+        traceId: TRACE_ID,
+        spanId: PARENT_SPAN_ID,
+        traceFlags: TraceFlags.NONE,
+      });
+      // Elsewhere the active context itself.
+      expect(parentContext()).toBe(context.active());
     });
-    // Elsewhere the active context itself.
-    expect(parentContext()).toBe(context.active());
-  });
 
-  it('leaves a sampled span where it is', () => {
-    const sampled = trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.SAMPLED));
-    expect(detachUnsampled(sampled)).toBe(sampled);
-    expect(detachUnsampled(ROOT_CONTEXT)).toBe(ROOT_CONTEXT);
+    it('leaves a sampled span where it is', () => {
+      const sampled = trace.setSpan(ROOT_CONTEXT, parent(TraceFlags.SAMPLED));
+      expect(detachUnsampled(sampled)).toBe(sampled);
+      expect(detachUnsampled(ROOT_CONTEXT)).toBe(ROOT_CONTEXT);
+    });
   });
 });
 
