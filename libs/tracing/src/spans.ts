@@ -116,8 +116,8 @@ function runDetached(next: () => void): void {
 export function parentContext(): Context {
   const active = context.active();
   if (trace.getSpan(active) !== undefined) return active;
-  const kept = active.getValue(UNSAMPLED_TRACE);
-  return isSpanContext(kept) ? trace.setSpanContext(active, kept) : active;
+  const kept = keptTrace(active);
+  return kept === undefined ? active : trace.setSpanContext(active, kept);
 }
 
 /** The tracer of this server's own spans; only call when {@link tracingActive}. */
@@ -192,8 +192,13 @@ export function detachUnsampled(ctx: Context): Context {
 /** The active trace's ids: its span's, or those a detached unsampled call kept. */
 function activeSpanContext(): SpanContext | undefined {
   const active = context.active();
-  const kept = active.getValue(UNSAMPLED_TRACE);
-  return trace.getSpanContext(active) ?? (isSpanContext(kept) ? kept : undefined);
+  return trace.getSpanContext(active) ?? keptTrace(active);
+}
+
+/** The ids {@link detachUnsampled} kept in `ctx`, if it did. */
+function keptTrace(ctx: Context): SpanContext | undefined {
+  const kept = ctx.getValue(UNSAMPLED_TRACE);
+  return isSpanContext(kept) ? kept : undefined;
 }
 
 function isSpanContext(value: unknown): value is SpanContext {
@@ -223,7 +228,7 @@ function underUnsampledSpan(): boolean {
   const active = context.active();
   const parent = trace.getSpan(active);
   // A detached call (no span, its ids aside) is unsampled too: a span here would start a new trace.
-  return parent === undefined ? active.getValue(UNSAMPLED_TRACE) !== undefined : isDropped(parent);
+  return parent === undefined ? keptTrace(active) !== undefined : isDropped(parent);
 }
 
 /**
