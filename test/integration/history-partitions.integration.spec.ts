@@ -27,6 +27,11 @@ const DAY = 86_400_000;
 const MIGRATION = 'PartitionHistory1765300000000';
 const spec = (table: string) => PARTITIONED_TABLES.find((s) => s.table === table)!;
 
+/** The earliest of `times`. */
+function oldest(times: Date[]): Date {
+  return new Date(Math.min(...times.map((t) => t.getTime())));
+}
+
 async function connect(url: string): Promise<Client> {
   const client = new Client({ connectionString: url });
   await client.connect();
@@ -87,16 +92,10 @@ describe('the history migration moves existing rows into partitions', () => {
     const org = await seedOrganization(run);
     const now = Date.now();
     // 3,000 calls over 45 days and 100 events over 100 days, as an existing deployment has them.
-    await insertCalls(
-      run,
-      org,
-      Array.from({ length: 3000 }, (_, i) => new Date(now - (i * 45 * DAY) / 3000)),
-    );
-    await insertAuditEvents(
-      run,
-      org,
-      Array.from({ length: 100 }, (_, i) => new Date(now - i * DAY)),
-    );
+    const callTimes = Array.from({ length: 3000 }, (_, i) => new Date(now - (i * 45 * DAY) / 3000));
+    const eventTimes = Array.from({ length: 100 }, (_, i) => new Date(now - i * DAY));
+    await insertCalls(run, org, callTimes);
+    await insertAuditEvents(run, org, eventTimes);
     const before = [await digest2(run, 'mcp_tool_calls'), await digest2(run, 'audit_events')];
     await client.end();
 
@@ -117,10 +116,19 @@ describe('the history migration moves existing rows into partitions', () => {
     expect([await digest2(after, 'mcp_tool_calls'), await digest2(after, 'audit_events')]).toEqual(
       before,
     );
-    // The oldest rows' day (or month) has a partition, and so has the present and the days ahead.
+    // The oldest row's day (or month) is the first partition, and the present and the days (or
+    // months) ahead have theirs. Exact UTC boundaries: the oldest row is ~22 minutes younger than
+    // 45 days, so "45 days ago" would be the day before whenever the test runs after 23:38 UTC.
     const calls = await listPartitions(after, spec('mcp_tool_calls'));
-    expect(calls[0].from.getTime()).toBeLessThanOrEqual(now - 45 * DAY + 1000);
-    expect(calls.at(-1)!.to.getTime()).toBeGreaterThan(now + 14 * DAY);
+    expect(calls[0].from).toEqual(unitStart(oldest(callTimes), 'day'));
+    expect(calls.at(-1)!.to.getTime()).toBeGreaterThanOrEqual(
+      addUnits(unitStart(new Date(now), 'day'), 'day', 15).getTime(),
+    );
+    const events = await listPartitions(after, spec('audit_events'));
+    expect(events[0].from).toEqual(unitStart(oldest(eventTimes), 'month'));
+    expect(events.at(-1)!.to.getTime()).toBeGreaterThanOrEqual(
+      addUnits(unitStart(new Date(now), 'month'), 'month', 3).getTime(),
+    );
     const keys = await after(
       `SELECT conrelid::regclass::text AS t, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
         WHERE conrelid IN ('mcp_tool_calls'::regclass, 'audit_events'::regclass, 'mcp_confirmations'::regclass)
