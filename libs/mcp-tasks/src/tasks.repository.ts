@@ -101,6 +101,20 @@ export class TasksRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Extends a lease this replica holds (while the approved tool still runs) by `seconds` from
+   * now; false when the task is no longer `working` (it ended meanwhile) or holds no lease.
+   */
+  async renewClaim(id: string, seconds: number): Promise<boolean> {
+    const [rows] = await this.ds.query<[Array<{ id: string }>, number]>(
+      `UPDATE mcp_tasks SET claimed_until = now() + $2::int * interval '1 second'
+        WHERE id = $1 AND status = 'working' AND claimed_until IS NOT NULL
+        RETURNING id`,
+      [id, seconds],
+    );
+    return rows.length > 0;
+  }
+
   async release(id: string): Promise<void> {
     await this.ds.query(`UPDATE mcp_tasks SET claimed_until = NULL WHERE id = $1`, [id]);
   }

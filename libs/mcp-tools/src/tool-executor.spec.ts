@@ -11,9 +11,9 @@ import type { McpCallExtra } from './mcp-call-extra.js';
 import type { RestDispatcher, RestResponse } from './rest-dispatcher.js';
 import type { ToolCallObserver, ToolCallOutcome } from './tool-call.observer.js';
 import { ToolCatalog } from './tool-catalog.js';
-import type { TasksRepository } from '@app/mcp-tasks';
+import type { McpTask, TasksRepository } from '@app/mcp-tasks';
 import type { TaskRunner } from './task-runner.js';
-import { ToolExecutor } from './tool-executor.js';
+import { APPROVAL_TASK_LEASE_SECONDS, ToolExecutor } from './tool-executor.js';
 
 const USER_ID = '6f1c2a8e-0d7b-4c39-9a51-1b2e3c4d5e6f';
 
@@ -232,6 +232,67 @@ describe('ToolExecutor', () => {
       await s.executor.call(args, ctx(), extra(principal(['portal_users:read'])));
       expect(s.check).not.toHaveBeenCalled();
       expect(s.observed[0]?.status).toBe('insufficient_scope');
+    });
+  });
+
+  describe('an approval task', () => {
+    it('keeps its lease while the approved tool runs longer than the lease, and stops renewing once done', async () => {
+      vi.useFakeTimers();
+      try {
+        const tasks = {
+          claim: vi.fn(() => Promise.resolve(true)),
+          renewClaim: vi.fn(() => Promise.resolve(true)),
+          release: vi.fn(() => Promise.resolve()),
+          complete: vi.fn(() => Promise.resolve(true)),
+          fail: vi.fn(() => Promise.resolve(true)),
+          findOwned: vi.fn(() => Promise.resolve(undefined)),
+        };
+        // The endpoint answers after two and a half leases.
+        const slow = APPROVAL_TASK_LEASE_SECONDS * 2_500;
+        const dispatch = vi.fn<RestDispatcher['dispatch']>(
+          () =>
+            new Promise((resolve) =>
+              setTimeout(() => resolve({ status: 204, body: undefined }), slow),
+            ),
+        );
+        const forApprovalTask = vi.fn<DestructiveToolGate['forApprovalTask']>(() =>
+          Promise.resolve({ kind: 'proceed', confirmationId: null, approvalId: 'ap-1' }),
+        );
+        const executor = new ToolExecutor(
+          new ToolCatalog(),
+          testAccessPolicy(),
+          { dispatch } as unknown as RestDispatcher,
+          { forApprovalTask } as unknown as DestructiveToolGate,
+          { completed: () => Promise.resolve() } as unknown as ToolCallObserver,
+          new PolicyTools(),
+          {} as unknown as TaskRunner,
+          tasks as unknown as TasksRepository,
+        );
+        const task = {
+          id: 'task-1',
+          organizationId: 'org-1',
+          userId: USER_ID,
+          tokenId: 'tok-1',
+          tool: 'delete_portal_user',
+          arguments: { id: USER_ID },
+          approvalId: 'ap-1',
+          status: 'working',
+        } as unknown as McpTask;
+
+        const advanced = executor.advanceApprovalTask(task, ctx(), extra());
+        await vi.advanceTimersByTimeAsync(slow);
+        await advanced;
+        expect(dispatch).toHaveBeenCalledOnce();
+        expect(tasks.complete).toHaveBeenCalledOnce();
+        // Renewed every third of the lease while the tool ran: the lease never lapsed under it.
+        expect(tasks.renewClaim.mock.calls.length).toBe(7);
+        expect(tasks.renewClaim).toHaveBeenCalledWith('task-1', APPROVAL_TASK_LEASE_SECONDS);
+        expect(tasks.release).toHaveBeenCalledOnce();
+        await vi.advanceTimersByTimeAsync(APPROVAL_TASK_LEASE_SECONDS * 3_000);
+        expect(tasks.renewClaim.mock.calls.length).toBe(7);
+      } finally {
+        vi.useRealTimers();
+      }
     });
   });
 });

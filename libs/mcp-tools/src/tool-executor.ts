@@ -57,9 +57,13 @@ const ATTR_RESULT = 'gen_ai.tool.call.result';
 
 /**
  * How long one replica holds an approval task while it runs the approved tool: concurrent polls
- * meanwhile see it `working`; a replica that died mid-run frees it after this.
+ * meanwhile see it `working`; a replica that died mid-run frees it after this. The replica
+ * renews the lease every third of it while the tool runs, so a tool slower than the lease (a
+ * raised `REQUEST_DEADLINE_MS`, a slow endpoint) is never taken for a dead run: without the
+ * renewal, a poll after the lease lapsed found the approval already used and ended the task as
+ * `confirmation_replayed` while the tool was still running, and the real result was lost.
  */
-const APPROVAL_TASK_LEASE_SECONDS = 60;
+export const APPROVAL_TASK_LEASE_SECONDS = 60;
 
 /**
  * Every `tools/call` goes through here, in this order: the tool exists → every argument is
@@ -265,9 +269,21 @@ export class ToolExecutor implements OnApplicationBootstrap {
     const owner = { organizationId: task.organizationId, userId: task.userId };
     if (task.approvalId === null || task.status !== 'working') return task;
     if (!(await this.tasks.claim(task.id, APPROVAL_TASK_LEASE_SECONDS))) return task;
+    const renew = setInterval(
+      () => {
+        this.tasks
+          .renewClaim(task.id, APPROVAL_TASK_LEASE_SECONDS)
+          .catch((err: unknown) =>
+            this.logger.warn({ err, taskId: task.id }, 'approval task lease not renewed'),
+          );
+      },
+      (APPROVAL_TASK_LEASE_SECONDS * 1000) / 3,
+    );
+    renew.unref();
     try {
       await this.decideApprovalTask(task, task.approvalId, ctx, extra);
     } finally {
+      clearInterval(renew);
       await this.tasks.release(task.id);
     }
     return (await this.tasks.findOwned(task.id, owner)) ?? task;
