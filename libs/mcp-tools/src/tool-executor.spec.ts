@@ -240,12 +240,12 @@ describe('ToolExecutor', () => {
       vi.useFakeTimers();
       try {
         const tasks = {
-          claim: vi.fn(() => Promise.resolve(true)),
-          renewClaim: vi.fn(() => Promise.resolve(true)),
-          release: vi.fn(() => Promise.resolve()),
-          complete: vi.fn(() => Promise.resolve(true)),
-          fail: vi.fn(() => Promise.resolve(true)),
-          findOwned: vi.fn(() => Promise.resolve(undefined)),
+          claim: vi.fn<TasksRepository['claim']>(() => Promise.resolve(true)),
+          renewClaim: vi.fn<TasksRepository['renewClaim']>(() => Promise.resolve(true)),
+          release: vi.fn<TasksRepository['release']>(() => Promise.resolve()),
+          complete: vi.fn<TasksRepository['complete']>(() => Promise.resolve(true)),
+          fail: vi.fn<TasksRepository['fail']>(() => Promise.resolve(true)),
+          findOwned: vi.fn<TasksRepository['findOwned']>(() => Promise.resolve(undefined)),
         };
         // The endpoint answers after two and a half leases.
         const slow = APPROVAL_TASK_LEASE_SECONDS * 2_500;
