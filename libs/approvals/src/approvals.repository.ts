@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { firstRowAs } from '@app/database';
-import { newestFirstQuery, type Condition } from '@app/rest-contract';
+import { listedAs, newestFirstQuery, type Condition, type Listed } from '@app/rest-contract';
 import type { Approval, ApprovalBinding, ApprovalStatus, DecidedVia, Decider } from './approval.js';
 
 interface ApprovalRow {
@@ -315,7 +315,7 @@ export class ApprovalsRepository {
   }
 
   /** One page of the organisation's requests, newest first (`cursor_ts` with microseconds). */
-  async list(f: ApprovalFilter): Promise<Array<{ approval: Approval; cursorTs: string }>> {
+  async list(f: ApprovalFilter): Promise<Listed<Approval>[]> {
     const q = newestFirstQuery({
       from: 'mcp_approvals',
       columns: COLUMNS,
@@ -325,7 +325,7 @@ export class ApprovalsRepository {
       take: f.take,
     });
     const rows = await this.ds.query<Array<ApprovalRow & { cursor_ts: string }>>(q.text, q.params);
-    return rows.map((r) => ({ approval: toApproval(r), cursorTs: r.cursor_ts }));
+    return listedAs(rows, toApproval);
   }
 
   /** How many requests of the organisation wait for a decision now. */

@@ -5,7 +5,7 @@ import { AuditTrail } from '@app/audit-trail';
 import { ConfirmationPolicyReader } from '@app/confirmation-policies';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
-import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
+import { listedPage, pageRequest, type Page, type Plain } from '@app/rest-contract';
 import { visibleStatus, type Approval } from './approval.js';
 import { labelOf } from './approval-requests.service.js';
 import type {
@@ -40,12 +40,7 @@ export class Approvals {
       take,
     });
     const now = new Date();
-    return toPage(
-      rows,
-      limit,
-      (r) => [r.cursorTs, r.approval.id],
-      (r) => toApprovalDto(r.approval, now),
-    );
+    return listedPage(rows, limit, (a) => toApprovalDto(a, now));
   }
 
   async countPending(): Promise<Plain<PendingApprovalCountDto>> {

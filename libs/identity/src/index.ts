@@ -16,12 +16,7 @@ export {
   type MemberRow,
   type MembershipValues,
 } from './memberships.repository.js';
-export {
-  TokensRepository,
-  type ListedToken,
-  type NewToken,
-  type OAuthAccessToken,
-} from './tokens.repository.js';
+export { TokensRepository, type NewToken, type OAuthAccessToken } from './tokens.repository.js';
 export { RequestContext } from './request-context.js';
 export { TokensService, type IssueTokenInput, type IssuedToken } from './tokens.service.js';
 export {

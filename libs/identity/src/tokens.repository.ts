@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
 import { firstRowAs, returnedRow } from '@app/database';
-import { equals, newestFirstQuery } from '@app/rest-contract';
+import { equals, listedAs, newestFirstQuery, type Listed } from '@app/rest-contract';
 import type { ApiToken } from './identity.types.js';
 
 export interface PrincipalRow {
@@ -60,12 +60,6 @@ export interface OAuthAccessToken {
   secretHash: string;
   tokenPrefix: string;
   expiresInSeconds: number;
-}
-
-/** A listed token and its keyset position (`cursor_ts` with microseconds). */
-export interface ListedToken {
-  token: ApiToken;
-  cursorTs: string;
 }
 
 interface TokenRow {
@@ -148,7 +142,7 @@ export class TokensRepository {
   async list(
     organizationId: string,
     f: { userId?: string; after?: readonly string[]; take: number },
-  ): Promise<ListedToken[]> {
+  ): Promise<Listed<ApiToken>[]> {
     const q = newestFirstQuery({
       from: 'api_tokens',
       columns: COLUMNS,
@@ -158,7 +152,7 @@ export class TokensRepository {
       take: f.take,
     });
     const rows = await this.ds.query<Array<TokenRow & { cursor_ts: string }>>(q.text, q.params);
-    return rows.map((row) => ({ token: toApiToken(row), cursorTs: row.cursor_ts }));
+    return listedAs(rows, toApiToken);
   }
 
   async findById(

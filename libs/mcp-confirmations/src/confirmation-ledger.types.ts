@@ -43,12 +43,6 @@ export type LedgerInspection =
     }
   | { outcome: 'missing' };
 
-/** A listed confirmation and its keyset position (`cursor_ts` with microseconds). */
-export interface ListedConfirmation {
-  confirmation: McpConfirmation;
-  cursorTs: string;
-}
-
 /** What a `verified` transition that did not win found: the row now (null: none). */
 export interface VerifiedLookup {
   won: false;

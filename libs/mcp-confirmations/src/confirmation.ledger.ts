@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { unreachable } from '@app/common';
+import { listedAs, type Listed } from '@app/rest-contract';
 import {
   BOUND,
   BOUND_FROM_1,
@@ -16,7 +17,6 @@ import { ConfirmationStatements, UUID } from './confirmation.statements.js';
 import type {
   LedgerInspection,
   LedgerTransition,
-  ListedConfirmation,
   NewConfirmation,
   VerifiedLookup,
 } from './confirmation-ledger.types.js';
@@ -155,13 +155,10 @@ export class ConfirmationLedger {
   }
 
   /** One page of the organisation's confirmations, newest first (see {@link confirmationsListQuery}). */
-  async list(filter: ConfirmationFilter): Promise<ListedConfirmation[]> {
+  async list(filter: ConfirmationFilter): Promise<Listed<McpConfirmation>[]> {
     const q = confirmationsListQuery(filter);
     const result = await this.sql.run<ConfirmationRow & { cursor_ts: string }>(q.text, q.params);
-    return result.records.map((row) => ({
-      confirmation: toConfirmation(row),
-      cursorTs: row.cursor_ts,
-    }));
+    return listedAs(result.records, toConfirmation);
   }
 
   // -------------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { argumentsDigest, unreachable } from '@app/common';
 import type { CallerContext } from '@app/identity';
+import type { Listed } from '@app/rest-contract';
 import { ConfirmationEvents, type ChangeRecorder } from './confirmation-events.js';
 import type { ConfirmationFilter } from './confirmation-list.query.js';
 import type { ConfirmationBinding } from './confirmation.binding.js';
 import { ConfirmationLedger } from './confirmation.ledger.js';
-import type { ListedConfirmation } from './confirmation-ledger.types.js';
 import type { ConfirmationMode, McpConfirmation } from './mcp-confirmation.js';
 import { ConfirmationUnavailableError } from './confirmation-unavailable.error.js';
 import { RequestStateCodec, type RequestStateClaims } from './request-state.codec.js';
@@ -213,7 +213,7 @@ export class ConfirmationService {
   }
 
   /** The organisation's confirmations, newest first, keyset paged. */
-  list(filter: ConfirmationFilter): Promise<ListedConfirmation[]> {
+  list(filter: ConfirmationFilter): Promise<Listed<McpConfirmation>[]> {
     return this.ledger.list(filter);
   }
 

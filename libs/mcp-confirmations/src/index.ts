@@ -14,7 +14,6 @@ export type { ConfirmationBinding } from './confirmation.binding.js';
 export type {
   LedgerInspection,
   LedgerTransition,
-  ListedConfirmation,
   NewConfirmation,
 } from './confirmation-ledger.types.js';
 export { visibleStatus, type ConfirmationFilter } from './confirmation-list.query.js';

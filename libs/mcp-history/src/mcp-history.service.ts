@@ -6,10 +6,10 @@ import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
 import { ConfirmationService, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
 import {
+  listedPage,
   newestFirstPage,
   pageRequest,
   assertTimeRange,
-  toPage,
   untilNotAfterSince,
   type Page,
   type Plain,
@@ -171,12 +171,7 @@ export class McpHistoryService {
       take,
     });
     const now = new Date();
-    return toPage(
-      rows,
-      limit,
-      (r) => [r.cursorTs, r.confirmation.id],
-      (r) => toConfirmationDto(r.confirmation, now),
-    );
+    return listedPage(rows, limit, (c) => toConfirmationDto(c, now));
   }
 
   async getConfirmation(id: string): Promise<Plain<ConfirmationDetailDto>> {

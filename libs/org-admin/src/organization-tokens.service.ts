@@ -5,7 +5,13 @@ import { AuditTrail, creationChanges } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { scopeParts, scopesReach } from '@app/access-vocabulary';
 import { RequestContext, TokensRepository, TokensService, type ApiToken } from '@app/identity';
-import { pageRequest, toPage, type Page, type PageQueryDto, type Plain } from '@app/rest-contract';
+import {
+  listedPage,
+  pageRequest,
+  type Page,
+  type PageQueryDto,
+  type Plain,
+} from '@app/rest-contract';
 import type {
   CreatedTokenDto,
   CreateTokenDto,
@@ -122,12 +128,7 @@ export class OrganizationTokensService {
       after,
       take,
     });
-    return toPage(
-      rows,
-      limit,
-      (r) => [r.cursorTs, r.token.id],
-      (r) => toTokenDto(r.token),
-    );
+    return listedPage(rows, limit, toTokenDto);
   }
 }
 

@@ -31,9 +31,12 @@ export { ACCESS_EXTENSION, ENDPOINT_CONTRACT, Endpoint } from './endpoint.decora
 export {
   contains,
   equals,
+  listedAs,
+  listedPage,
   newestFirstPage,
   newestFirstQuery,
   type Condition,
+  type Listed,
   type NewestFirstSpec,
   type SqlQuery,
 } from './newest-first-query.js';

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor } from './cursor.js';
-import { contains, equals, newestFirstPage, newestFirstQuery } from './newest-first-query.js';
+import {
+  contains,
+  equals,
+  listedAs,
+  listedPage,
+  newestFirstPage,
+  newestFirstQuery,
+} from './newest-first-query.js';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
 
@@ -64,5 +71,29 @@ describe('newestFirstPage', () => {
 
   it('has no next page when the extra row did not come', () => {
     expect(newestFirstPage(rows, 3, (r) => r.name).next_cursor).toBeNull();
+  });
+});
+
+describe('listedAs and listedPage', () => {
+  const rows = ['a', 'b', 'c'].map((name, i) => ({
+    id: `00000000-0000-4000-8000-00000000000${i}`,
+    cursor_ts: `2026-12-01T10:00:0${i}.000000Z`,
+    name,
+  }));
+  const listed = listedAs(rows, (r) => ({ id: r.id, label: r.name.toUpperCase() }));
+
+  it('maps each row to its record and keeps its cursor_ts beside it', () => {
+    expect(listed[2]).toEqual({
+      record: { id: rows[2].id, label: 'C' },
+      cursorTs: rows[2].cursor_ts,
+    });
+  });
+
+  it('pages the records like newestFirstPage pages the rows', () => {
+    const page = listedPage(listed, 2, (r) => r.label);
+    expect(page.data).toEqual(['A', 'B']);
+    expect(page.next_cursor).toBe(newestFirstPage(rows, 2, (r) => r.name).next_cursor);
+    expect(decodeCursor(page.next_cursor ?? '')).toEqual([rows[1].cursor_ts, rows[1].id]);
+    expect(listedPage(listed, 3, (r) => r.label).next_cursor).toBeNull();
   });
 });

@@ -47,6 +47,37 @@ export function newestFirstPage<R extends { cursor_ts: string; id: string }, T>(
   return toPage(rows, limit, (r) => [r.cursor_ts, r.id], map);
 }
 
+/**
+ * A record of a {@link newestFirstQuery} list as its repository maps it (which keeps no
+ * `cursor_ts`), beside its row's keyset timestamp: the repository's list returns these.
+ */
+export interface Listed<T extends { id: string }> {
+  record: T;
+  cursorTs: string;
+}
+
+/** Each listed row mapped to its record, its `cursor_ts` kept beside it. */
+export function listedAs<R extends { cursor_ts: string }, T extends { id: string }>(
+  rows: readonly R[],
+  map: (row: R) => T,
+): Listed<T>[] {
+  return rows.map((row) => ({ record: map(row), cursorTs: row.cursor_ts }));
+}
+
+/** {@link newestFirstPage} for listed records: the same keyset position, the record's id. */
+export function listedPage<T extends { id: string }, D>(
+  rows: readonly Listed<T>[],
+  limit: number,
+  map: (record: T) => D,
+): Page<D> {
+  return toPage(
+    rows,
+    limit,
+    (r) => [r.cursorTs, r.record.id],
+    (r) => map(r.record),
+  );
+}
+
 export interface NewestFirstSpec {
   from: string;
   /** The selected columns; `cursor_ts` (the keyset timestamp with microseconds) is added. */
