@@ -115,8 +115,7 @@ export class AccountsRepository {
       columns: ROW_COLUMNS,
       organizationId,
       conditions: [contains(['name'], f.q)],
-      after: f.after,
-      take: f.take,
+      window: f,
     });
     return this.ds.query<AccountRow[]>(text, params);
   }

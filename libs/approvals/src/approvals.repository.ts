@@ -321,8 +321,7 @@ export class ApprovalsRepository {
       columns: COLUMNS,
       organizationId: f.organizationId,
       conditions: [f.status === undefined ? undefined : STATUS_CONDITIONS[f.status]],
-      after: f.after,
-      take: f.take,
+      window: f,
     });
     const rows = await this.ds.query<Array<ApprovalRow & { cursor_ts: string }>>(q.text, q.params);
     return listedAs(rows, toApproval);

@@ -6,6 +6,7 @@ import {
   CURSOR_TIMESTAMP_SQL,
   equals,
   newestFirstQuery,
+  type NewestFirstWindow,
   type SqlQuery,
 } from '@app/rest-contract';
 import type { TokenKind } from '@app/access-vocabulary';
@@ -67,7 +68,7 @@ export interface AuditEventRow {
   trace_id: string | null;
 }
 
-export interface AuditEventFilter {
+export interface AuditEventFilter extends NewestFirstWindow {
   organizationId: string;
   actorUserId?: string;
   action?: string;
@@ -76,14 +77,6 @@ export interface AuditEventFilter {
   channel?: string;
   /** Substring (any case) of the actor's name or e-mail, the token's name, the resource label or the client name. */
   q?: string;
-  /** Inclusive lower bound (ISO 8601). */
-  since?: string;
-  /** Exclusive upper bound (ISO 8601). */
-  until?: string;
-  /** Keyset position `[occurred_at text, id]` of the last row already seen. */
-  after?: readonly string[];
-  /** Rows to fetch (the caller asks for one more than it shows). */
-  take: number;
 }
 
 const ROW_COLUMNS = `id, occurred_at, actor_type, actor_user_id,
@@ -117,10 +110,7 @@ export function auditEventsListQuery(f: AuditEventFilter): SqlQuery {
       // Served by the trigram index on the generated search_text (ix_audit_events_search).
       contains(['search_text'], f.q),
     ],
-    since: f.since,
-    until: f.until,
-    after: f.after,
-    take: f.take,
+    window: f,
   });
 }
 

@@ -148,8 +148,7 @@ export class TokensRepository {
       columns: COLUMNS,
       organizationId,
       conditions: [equals('user_id', f.userId, '::uuid')],
-      after: f.after,
-      take: f.take,
+      window: f,
     });
     const rows = await this.ds.query<Array<TokenRow & { cursor_ts: string }>>(q.text, q.params);
     return listedAs(rows, toApiToken);

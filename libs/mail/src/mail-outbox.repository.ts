@@ -38,8 +38,7 @@ export class MailOutboxRepository {
       conditions: [
         to === undefined ? undefined : (bind) => `lower(recipient) = lower(${bind(to)})`,
       ],
-      after: filter.after,
-      take: filter.take,
+      window: filter,
     });
     return this.ds.query<OutboxRow[]>(q.text, q.params);
   }

@@ -1,19 +1,20 @@
-import { equals, newestFirstQuery, type Condition, type SqlQuery } from '@app/rest-contract';
+import {
+  equals,
+  newestFirstQuery,
+  type Condition,
+  type NewestFirstWindow,
+  type SqlQuery,
+} from '@app/rest-contract';
 import { CONFIRMATION_COLUMNS } from './confirmation.row.js';
 import type { ConfirmationStatus, McpConfirmation } from './mcp-confirmation.js';
 
 /** Which of an organisation's confirmations to list, newest first. */
-export interface ConfirmationFilter {
+export interface ConfirmationFilter extends NewestFirstWindow {
   organizationId: string;
   /** As people see it: a lapsed `pending` row is `expired` (see {@link visibleStatus}). */
   status?: ConfirmationStatus;
   tool?: string;
   userId?: string;
-  since?: string;
-  until?: string;
-  /** Keyset position `[timestamp text, id]` of the last row already seen. */
-  after?: readonly string[];
-  take: number;
 }
 
 /*
@@ -49,9 +50,6 @@ export function confirmationsListQuery(f: ConfirmationFilter): SqlQuery {
       equals('tool', f.tool),
       equals('user_id', f.userId, '::uuid'),
     ],
-    since: f.since,
-    until: f.until,
-    after: f.after,
-    take: f.take,
+    window: f,
   });
 }

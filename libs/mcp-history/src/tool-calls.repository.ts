@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import type { EraLabel } from '@app/mcp-transport';
-import { equals, newestFirstQuery, type Condition, type SqlQuery } from '@app/rest-contract';
+import {
+  equals,
+  newestFirstQuery,
+  type Condition,
+  type NewestFirstWindow,
+  type SqlQuery,
+} from '@app/rest-contract';
 import { outcomeSql } from './tool-call-outcome.js';
 
 /** A stored `mcp_tool_calls` row as the admin queries read it. */
@@ -40,15 +46,8 @@ interface ToolCallEqualities {
   clientName?: string;
 }
 
-export interface ToolCallFilter extends ToolCallEqualities {
+export interface ToolCallFilter extends ToolCallEqualities, NewestFirstWindow {
   approvalId?: string;
-  /** Inclusive lower bound (ISO 8601). */
-  since?: string;
-  /** Exclusive upper bound (ISO 8601). */
-  until?: string;
-  /** Keyset position `[created_at text, id]` of the last row already seen. */
-  after?: readonly string[];
-  take: number;
 }
 
 const COLUMNS = `id, tool, status, is_error, era, protocol_version, client_name, user_id, token_id, duration_ms,
@@ -76,10 +75,7 @@ export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
       equals('client_name', f.clientName),
       equals('approval_id', f.approvalId, '::uuid'),
     ],
-    since: f.since,
-    until: f.until,
-    after: f.after,
-    take: f.take,
+    window: f,
   });
 }
 

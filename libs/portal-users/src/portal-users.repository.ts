@@ -207,8 +207,7 @@ export class PortalUsersRepository {
         equals('account_id', f.accountId, '::uuid'),
         contains(['name', 'email'], f.q),
       ],
-      after: f.after,
-      take: f.take,
+      window: f,
     });
     return this.ds.query<PortalUserRow[]>(text, params);
   }

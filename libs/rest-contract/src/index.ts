@@ -38,5 +38,6 @@ export {
   type Condition,
   type Listed,
   type NewestFirstSpec,
+  type NewestFirstWindow,
   type SqlQuery,
 } from './newest-first-query.js';

@@ -13,13 +13,18 @@ const ORG = '00000000-0000-4000-8000-000000000001';
 
 describe('newestFirstQuery', () => {
   it('binds every filter and the keyset, newest first by created_at', () => {
+    // A repository hands its list filter over whole: only the window's fields are read from it.
+    const filter = { status: 'active', after: ['2026-12-01T10:00:00.123456Z', ORG], take: 21 };
     const q = newestFirstQuery({
       from: 'accounts',
       columns: 'id, name',
       organizationId: ORG,
-      conditions: [equals('status', 'active'), undefined, contains(['name', 'email'], '50%_x')],
-      after: ['2026-12-01T10:00:00.123456Z', ORG],
-      take: 21,
+      conditions: [
+        equals('status', filter.status),
+        undefined,
+        contains(['name', 'email'], '50%_x'),
+      ],
+      window: filter,
     });
     expect(q.text.replace(/\s+/g, ' ')).toBe(
       'SELECT id, name, to_char(created_at AT TIME ZONE \'UTC\', \'YYYY-MM-DD"T"HH24:MI:SS.US"Z"\') AS cursor_ts ' +
@@ -43,9 +48,7 @@ describe('newestFirstQuery', () => {
       sortColumn: 'occurred_at',
       organizationId: ORG,
       conditions: [contains(['search_text'], 'ana')],
-      since: '2026-01-01T00:00:00Z',
-      until: '2026-02-01T00:00:00Z',
-      take: 5,
+      window: { since: '2026-01-01T00:00:00Z', until: '2026-02-01T00:00:00Z', take: 5 },
     });
     const text = q.text.replace(/\s+/g, ' ');
     expect(text).toContain(

@@ -78,6 +78,7 @@ export function listedPage<T extends { id: string }, D>(
   );
 }
 
+/** What a {@link newestFirstQuery} list selects (the table, its columns, its filters), and where. */
 export interface NewestFirstSpec {
   from: string;
   /** The selected columns; `cursor_ts` (the keyset timestamp with microseconds) is added. */
@@ -86,6 +87,12 @@ export interface NewestFirstSpec {
   sortColumn?: string;
   organizationId: string;
   conditions: ReadonlyArray<Condition | undefined>;
+  /** Which stretch of the list: the repository's list filter, handed over whole. */
+  window: NewestFirstWindow;
+}
+
+/** Which stretch of a {@link newestFirstQuery} list to read; a list filter extends it. */
+export interface NewestFirstWindow {
   /** Inclusive lower bound on the sort column (ISO 8601). */
   since?: string;
   /** Exclusive upper bound on the sort column (ISO 8601). */
@@ -112,14 +119,13 @@ export function newestFirstQuery(spec: NewestFirstSpec): SqlQuery {
   };
   const where = [`organization_id = ${bind(spec.organizationId)}::uuid`];
   for (const condition of spec.conditions) if (condition !== undefined) where.push(condition(bind));
-  if (spec.since !== undefined) where.push(`${sort} >= ${bind(spec.since)}::timestamptz`);
-  if (spec.until !== undefined) where.push(`${sort} < ${bind(spec.until)}::timestamptz`);
-  if (spec.after !== undefined) {
-    where.push(
-      `(${sort}, id) < (${bind(spec.after[0])}::timestamptz, ${bind(spec.after[1])}::uuid)`,
-    );
+  const { since, until, after, take } = spec.window;
+  if (since !== undefined) where.push(`${sort} >= ${bind(since)}::timestamptz`);
+  if (until !== undefined) where.push(`${sort} < ${bind(until)}::timestamptz`);
+  if (after !== undefined) {
+    where.push(`(${sort}, id) < (${bind(after[0])}::timestamptz, ${bind(after[1])}::uuid)`);
   }
-  const limit = bind(spec.take);
+  const limit = bind(take);
   return {
     text: `SELECT ${spec.columns}, ${CURSOR_TIMESTAMP_SQL(sort)} AS cursor_ts FROM ${spec.from}
       WHERE ${where.join(' AND ')} ORDER BY ${sort} DESC, id DESC LIMIT ${limit}`,
