@@ -18,6 +18,17 @@ import { ToolCallObserver } from './tool-call.observer.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { ToolExecutor } from './tool-executor.js';
 
+/** What other modules inject: the catalogue, the executor and the method handlers, the dispatcher. */
+const EXPORTED = [
+  RestDispatcher,
+  ToolCatalog,
+  ToolExecutor,
+  ResourcesHandler,
+  PromptsHandler,
+  CompletionsHandler,
+  TasksHandler,
+];
+
 /**
  * The MCP tools: registry, the one executor, in-process REST dispatch, confirmation gate, and the
  * tasks extension's methods.
@@ -33,26 +44,7 @@ import { ToolExecutor } from './tool-executor.js';
     ApprovalRequestsModule,
     McpTasksModule,
   ],
-  providers: [
-    RestDispatcher,
-    ToolCatalog,
-    ToolExecutor,
-    DestructiveToolGate,
-    ToolCallObserver,
-    ResourcesHandler,
-    PromptsHandler,
-    CompletionsHandler,
-    TaskRunner,
-    TasksHandler,
-  ],
-  exports: [
-    RestDispatcher,
-    ToolCatalog,
-    ToolExecutor,
-    ResourcesHandler,
-    PromptsHandler,
-    CompletionsHandler,
-    TasksHandler,
-  ],
+  providers: [...EXPORTED, DestructiveToolGate, ToolCallObserver, TaskRunner],
+  exports: EXPORTED,
 })
 export class McpToolsModule {}
