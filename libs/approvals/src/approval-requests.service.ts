@@ -231,9 +231,10 @@ export class ApprovalRequests {
         return { kind: 'superseded', approval };
       }
       if (approval.status === 'pending') return { kind: 'pending', approval };
+      // Its own binding (an Approval carries it), whichever token presents it now.
       const used = await this.consume(
         approval,
-        bindingOf(approval),
+        approval,
         call.policy.version,
         call.caller.requestId,
         actor,
@@ -364,17 +365,6 @@ export class ApprovalRequests {
       );
     }
   }
-}
-
-/** The binding a request was recorded under (its own, whichever token presents it now). */
-function bindingOf(a: Approval): ApprovalBinding {
-  return {
-    organizationId: a.organizationId,
-    tokenId: a.tokenId,
-    userId: a.userId,
-    tool: a.tool,
-    argumentsDigest: a.argumentsDigest,
-  };
 }
 
 /** How the audit trail names a request: the tool and what it acts on. */

@@ -13,17 +13,24 @@ export const APPROVAL_STATUSES = [
 ] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
-/** One request for a second admin's approval of one tool call (table `mcp_approvals`). */
-export interface Approval {
-  id: string;
+/** What a request is bound to: a retry matches only a request bound to exactly this. */
+export interface ApprovalBinding {
   organizationId: string;
   tokenId: string;
   /** The requester: the person whose token made the call. */
   userId: string;
-  requesterName: string;
-  requesterEmail: string;
   tool: string;
   argumentsDigest: string;
+}
+
+/**
+ * One request for a second admin's approval of one tool call (table `mcp_approvals`), with the
+ * binding it was recorded under.
+ */
+export interface Approval extends ApprovalBinding {
+  id: string;
+  requesterName: string;
+  requesterEmail: string;
   arguments: Record<string, unknown>;
   targetType: string;
   targetId: string;
@@ -48,15 +55,6 @@ export interface Approval {
   executedAt: Date | null;
   executedRequestId: string | null;
   reportedAt: Date | null;
-}
-
-/** What a request is bound to: a retry matches only a request bound to exactly this. */
-export interface ApprovalBinding {
-  organizationId: string;
-  tokenId: string;
-  userId: string;
-  tool: string;
-  argumentsDigest: string;
 }
 
 /** The status people see: an open request past its expiry is expired. */
