@@ -1,5 +1,3 @@
-import type { McpConfirmation } from './mcp-confirmation.js';
-
 /*
  * What a confirmation row is bound to, said once for both sides of the ledger: in memory
  * ({@link isBoundTo}) and as the SQL condition every transition carries ({@link BOUND}, with
@@ -12,6 +10,7 @@ export interface ConfirmationBinding {
   tokenId: string;
   userId: string;
   tool: string;
+  /** sha-256 hex of the canonical JSON of the tool arguments. */
   argumentsDigest: string;
 }
 
@@ -27,7 +26,7 @@ export function bindingParams(b: ConfirmationBinding): string[] {
 }
 
 /** The row belongs to the call that presents it (the same organisation, token, person, tool and arguments). */
-export function isBoundTo(c: McpConfirmation, b: ConfirmationBinding): boolean {
+export function isBoundTo(c: ConfirmationBinding, b: ConfirmationBinding): boolean {
   return (
     c.organizationId === b.organizationId &&
     c.tokenId === b.tokenId &&

@@ -1,3 +1,5 @@
+import type { ConfirmationBinding } from './confirmation.binding.js';
+
 export const CONFIRMATION_STATUSES = ['pending', 'consumed', 'declined', 'expired'] as const;
 export type ConfirmationStatus = (typeof CONFIRMATION_STATUSES)[number];
 
@@ -13,15 +15,8 @@ export type ConfirmationMode = (typeof CONFIRMATION_KINDS)[number];
  * row, mapped by `toConfirmation`). Rows change state only through {@link ConfirmationLedger}'s
  * conditional UPDATEs.
  */
-export interface McpConfirmation {
+export interface McpConfirmation extends ConfirmationBinding {
   id: string;
-  organizationId: string;
-  tokenId: string;
-  userId: string;
-  tool: string;
-
-  /** sha-256 hex of the canonical JSON of the tool arguments. */
-  argumentsDigest: string;
   targetType: string;
   targetId: string;
 

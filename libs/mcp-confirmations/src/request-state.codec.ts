@@ -1,17 +1,12 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import type { ConfirmationBinding } from './confirmation.binding.js';
 
 /** Larger `requestState` values are refused before any decoding or MAC work. */
 export const MAX_REQUEST_STATE_LENGTH = 2048;
 
-/** What a `requestState` asserts, once its MAC has been verified. */
-export interface RequestStateClaims {
+/** What a `requestState` asserts, once its MAC has been verified: a question and its binding. */
+export interface RequestStateClaims extends ConfirmationBinding {
   confirmationId: string;
-  organizationId: string;
-  tokenId: string;
-  userId: string;
-  tool: string;
-  /** sha-256 hex of the canonical JSON of the tool arguments. */
-  argumentsDigest: string;
   /** Unix seconds. */
   expiresAtUnix: number;
   /**
