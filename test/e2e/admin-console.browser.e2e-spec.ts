@@ -248,6 +248,15 @@ describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_M
     await page.getByRole('heading', { name: 'Confirmation policies' }).waitFor();
     const select = page.getByLabel('Who decides delete_account');
     expect(await select.inputValue()).toBe('form');
+    // A destructive tool offers no "nobody"; a write tool defaults to it.
+    expect(
+      await select.locator('option').evaluateAll((o) => o.map((x) => x.getAttribute('value'))),
+    ).toEqual(['form', 'verified', 'approval']);
+    const write = page.getByLabel('Who decides update_account');
+    expect(await write.inputValue()).toBe('none');
+    expect(await write.locator('option:checked').innerText()).toBe(
+      'Nobody: runs at once (default)',
+    );
     // Keyboard only: the mode with the arrow keys, Tab past the expiry to Save, Enter.
     await select.focus();
     await page.keyboard.press('ArrowDown');

@@ -2,9 +2,11 @@ import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../support/mcp-peers.js';
 import {
+  answer,
   answerDelete,
   deletePortalUser,
   askedOf,
+  modernToolCall,
   confirmationIdOf,
   toolErrorCode,
 } from '../support/mcp-confirmation-fixtures.js';
@@ -70,17 +72,29 @@ const asks = (body: Json): boolean => body.result?.resultType === 'input_require
 const awaitsApproval = (body: Json): boolean => toolErrorCode(body.result) === 'approval_pending';
 
 describe('confirmation policies', () => {
-  it('lists every destructive tool with the default: form, the server TTL, version 0', async () => {
-    expect(await policies(a)).toEqual([
+  it('lists every destructive tool (default form) and every write tool (default none), with the server TTL, version 0', async () => {
+    const listed = await policies(a);
+    expect(listed).toContainEqual(
       expect.objectContaining({
         tool: 'delete_account',
+        kind: 'destructive',
         mode: 'form',
         expiry_seconds: 600,
         version: 0,
         updated_at: null,
         updated_by: null,
       }),
-      expect.objectContaining({ tool: 'delete_portal_user', mode: 'form', version: 0 }),
+    );
+    expect(listed.map((p) => `${p.tool} ${p.kind} ${p.mode} ${p.version}`)).toEqual([
+      'activate_portal_user write none 0',
+      'create_account write none 0',
+      'create_portal_user write none 0',
+      'deactivate_portal_user write none 0',
+      'delete_account destructive form 0',
+      'delete_portal_user destructive form 0',
+      'resend_portal_user_invitation write none 0',
+      'update_account write none 0',
+      'update_portal_user write none 0',
     ]);
   });
 
@@ -98,9 +112,16 @@ describe('confirmation policies', () => {
   it('refuses an unknown tool, a tool that does not ask, a bad mode or expiry', async () => {
     expect((await setPolicy(a, 'no_such_tool', { mode: 'form' })).status).toBe(404);
     expect((await setPolicy(a, 'list_accounts', { mode: 'approval' })).status).toBe(404);
-    const mode = await setPolicy(a, 'delete_account', { mode: 'none' });
+    const mode = await setPolicy(a, 'delete_account', { mode: 'never' });
     expect(mode.status).toBe(422);
     expect(mode.body.error.details).toEqual([{ field: 'mode', message: expect.any(String) }]);
+    // A destructive tool always runs after a decision: `none` is a write tool's mode only.
+    const none = await setPolicy(a, 'delete_account', { mode: 'none' });
+    expect(none.status).toBe(422);
+    expect(none.body.error.details).toEqual([
+      { field: 'mode', message: expect.stringContaining('destructive') },
+    ]);
+    expect((await policies(a)).find((p) => p.tool === 'delete_account').version).toBe(0);
     const expiry = await setPolicy(a, 'delete_account', { mode: 'form', expiry_seconds: 5 });
     expect(expiry.status).toBe(422);
   });
@@ -188,5 +209,86 @@ describe('confirmation policies', () => {
     const done = await answerDelete(b, target.id, again);
     expect(done.body.result.isError).not.toBe(true);
     expect(await portalUserStatus(a, target.id)).toBe(404);
+  });
+
+  it('a write tool runs at once by default; under form it asks and runs once on yes; under approval it waits; back to none it runs', async () => {
+    const target = await createPortalUser(a, 'Policy Person');
+    const rename = (t: TestServer, name: string, retry = {}) =>
+      modernToolCall(t.url, t.tokens.owner, 'update_portal_user', { id: target.id, name }, retry);
+    const nameOf = async (): Promise<string> => {
+      const user: Json = await (
+        await a.request(`/v1/portal-users/${target.id}`, { token: 'owner' })
+      ).json();
+      return user.name;
+    };
+
+    // Default none: runs at once.
+    const direct = await rename(b, 'Renamed Once');
+    expect(direct.body.result.isError).not.toBe(true);
+    expect(await nameOf()).toBe('Renamed Once');
+
+    // Form: the person is asked, with the change named; nothing ran until the yes.
+    expect((await setPolicy(a, 'update_portal_user', { mode: 'form' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, BOUND_MS));
+    const asked = askedOf(await rename(b, 'Renamed Twice'));
+    expect(asked.request.params.message).toBe(
+      'Change portal user Renamed Once <' + target.email + '>: name → Renamed Twice?',
+    );
+    expect(await nameOf()).toBe('Renamed Once');
+    const done = await rename(b, 'Renamed Twice', {
+      requestState: asked.requestState,
+      inputResponses: answer(asked.key, 'accept'),
+    });
+    expect(done.body.result.isError).not.toBe(true);
+    expect(await nameOf()).toBe('Renamed Twice');
+    // The same answer again runs nothing more.
+    const replay = await rename(b, 'Renamed Twice', {
+      requestState: asked.requestState,
+      inputResponses: answer(asked.key, 'accept'),
+    });
+    expect(toolErrorCode(replay.body.result)).toBe('confirmation_replayed');
+
+    // Approval: another admin must approve; nothing runs meanwhile.
+    expect((await setPolicy(a, 'update_portal_user', { mode: 'approval' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, BOUND_MS));
+    const waiting = await rename(b, 'Renamed Thrice');
+    expect(toolErrorCode(waiting.body.result)).toBe('approval_pending');
+    expect(await nameOf()).toBe('Renamed Twice');
+
+    // Back to none (a new version, audited): runs at once again.
+    const back = await setPolicy(a, 'update_portal_user', { mode: 'none' });
+    expect(back.body).toMatchObject({ mode: 'none', kind: 'write', version: 3 });
+    await new Promise((r) => setTimeout(r, BOUND_MS));
+    const again = await rename(b, 'Renamed Thrice');
+    expect(again.body.result.isError).not.toBe(true);
+    expect(await nameOf()).toBe('Renamed Thrice');
+  });
+
+  it('a create tool under form asks about the arguments (no record yet) and creates once on yes', async () => {
+    expect((await setPolicy(a, 'create_account', { mode: 'form' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, BOUND_MS));
+    const args = { name: `Asked Account ${Date.now().toString(36)}` };
+    const asked = askedOf(await modernToolCall(b.url, b.tokens.owner, 'create_account', args));
+    expect(asked.request.params.message).toBe(`Create account ${args.name}?`);
+    const count = async (): Promise<number> => {
+      const page: Json = await (
+        await a.request(`/v1/accounts?q=${encodeURIComponent(args.name)}`, { token: 'owner' })
+      ).json();
+      return page.data.length;
+    };
+    expect(await count()).toBe(0);
+    const done = await modernToolCall(b.url, b.tokens.owner, 'create_account', args, {
+      requestState: asked.requestState,
+      inputResponses: answer(asked.key, 'accept'),
+    });
+    expect(done.body.result.isError).not.toBe(true);
+    expect(done.body.result.structuredContent.name).toBe(args.name);
+    expect(await count()).toBe(1);
+    const [row]: Json[] = await a.server.app
+      .get(DataSource)
+      .query(`SELECT target_type, target_id, status FROM mcp_confirmations WHERE id = $1`, [
+        confirmationIdOf(asked.requestState),
+      ]);
+    expect(row).toEqual({ target_type: 'account', target_id: 'new', status: 'consumed' });
   });
 });

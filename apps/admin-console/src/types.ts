@@ -169,7 +169,9 @@ export interface Member {
 export interface ConfirmationPolicy {
   tool: string;
   title: string;
-  mode: 'form' | 'verified' | 'approval';
+  /** destructive: always decided (default form, never none); write: default none. */
+  kind: 'destructive' | 'write';
+  mode: 'none' | 'form' | 'verified' | 'approval';
   expiry_seconds: number;
   version: number;
   updated_at: string | null;

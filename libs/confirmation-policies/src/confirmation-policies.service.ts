@@ -7,7 +7,7 @@ import { RequestContext } from '@app/identity';
 import type { Plain } from '@app/rest-contract';
 import { ConfirmationPoliciesRepository } from './confirmation-policies.repository.js';
 import { ConfirmationPolicyReader } from './confirmation-policy.reader.js';
-import type { ConfirmationPolicy } from './confirmation-policy.js';
+import type { ConfirmationPolicy, PolicyTool } from './confirmation-policy.js';
 import type {
   ConfirmationPolicyDto,
   ConfirmationPolicyListDto,
@@ -34,13 +34,21 @@ export class ConfirmationPolicies {
     return {
       data: this.tools
         .all()
-        .map((t) => toDto(set.get(t.name) ?? this.reader.defaultFor(t.name), t.title)),
+        .map((t) => toDto(set.get(t.name) ?? this.reader.defaultFor(t.name), t)),
     };
   }
 
   update(tool: string, input: UpdateConfirmationPolicyDto): Promise<Plain<ConfirmationPolicyDto>> {
     const known = this.tools.get(tool);
     if (known === undefined) throw DomainError.notFound('Tool with a confirmation policy');
+    if (input.mode === 'none' && known.kind === 'destructive') {
+      throw DomainError.validation([
+        {
+          field: 'mode',
+          message: `none is not allowed for ${tool}: a destructive tool always runs after a decision (form, verified or approval)`,
+        },
+      ]);
+    }
     const principal = this.context.principal;
     return this.ds.transaction(async (tx) => {
       const before =
@@ -58,7 +66,7 @@ export class ConfirmationPolicies {
         expirySeconds: input.expiry_seconds ?? before.expirySeconds,
       };
       const changes = changesBetween(before, wanted, ['mode', 'expirySeconds']);
-      if (!hasChanges(changes)) return toDto(before, known.title);
+      if (!hasChanges(changes)) return toDto(before, known);
       const after = await this.repository.upsert(tx, principal.organizationId, tool, {
         ...wanted,
         updatedBy: principal.userId,
@@ -73,7 +81,7 @@ export class ConfirmationPolicies {
           version: { before: before.version, after: after.version },
         },
       });
-      return toDto(after, known.title);
+      return toDto(after, known);
     });
   }
 }
@@ -86,10 +94,11 @@ function renamed(changes: Record<string, { before: unknown; after: unknown }>) {
   return out;
 }
 
-function toDto(p: ConfirmationPolicy, title: string): Plain<ConfirmationPolicyDto> {
+function toDto(p: ConfirmationPolicy, tool: PolicyTool): Plain<ConfirmationPolicyDto> {
   return {
     tool: p.tool,
-    title,
+    title: tool.title,
+    kind: tool.kind,
     mode: p.mode,
     expiry_seconds: p.expirySeconds,
     version: p.version,

@@ -6,7 +6,10 @@ import {
   POLICY_EXPIRY_MAX_SECONDS,
   POLICY_EXPIRY_MIN_SECONDS,
   type ConfirmationMode,
+  type PolicyToolKind,
 } from './confirmation-policy.js';
+
+const POLICY_TOOL_KINDS: readonly PolicyToolKind[] = ['destructive', 'write'];
 
 export class PolicyToolParamsDto {
   @ApiProperty({ description: 'The tool’s name, e.g. delete_portal_user.' })
@@ -19,7 +22,7 @@ export class UpdateConfirmationPolicyDto {
   @Input.required({
     enum: CONFIRMATION_MODES,
     description:
-      'form: the client’s own form asks the person (the default); verified: the person confirms on this server’s page; approval: another admin approves in the console.',
+      'none: the tool runs without asking (a write tool’s default; refused for a destructive tool); form: the client’s own form asks the person (a destructive tool’s default); verified: the person confirms on this server’s page; approval: another admin approves in the console.',
   })
   @IsIn(CONFIRMATION_MODES)
   mode: ConfirmationMode;
@@ -46,6 +49,11 @@ export class UpdateConfirmationPolicyDto {
 export class ConfirmationPolicyDto {
   @Out.string() tool: string;
   @Out.string({ description: 'The tool’s title.' }) title: string;
+  @Out.enum(POLICY_TOOL_KINDS, {
+    description:
+      'destructive: always runs after a decision (default form; none is refused); write: runs without asking unless a mode is set (default none).',
+  })
+  kind: PolicyToolKind;
   @Out.enum(CONFIRMATION_MODES) mode: ConfirmationMode;
   @Out.integer() expiry_seconds: number;
   @Out.integer({

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/config';
 import { ConfirmationPolicyCache } from './confirmation-policy.cache.js';
-import type { ConfirmationPolicy } from './confirmation-policy.js';
+import { defaultModeOf, type ConfirmationPolicy } from './confirmation-policy.js';
+import { PolicyTools } from './policy-tools.js';
 
 /**
  * What the tool executor asks before a tool runs: the policy in force for this organisation and
@@ -12,6 +13,7 @@ export class ConfirmationPolicyReader {
   constructor(
     private readonly cache: ConfirmationPolicyCache,
     private readonly config: AppConfig,
+    private readonly tools: PolicyTools,
   ) {}
 
   /** The policy a call of `tool` runs under now (the default when never set; a database failure propagates). */
@@ -20,11 +22,14 @@ export class ConfirmationPolicyReader {
     return set.get(tool) ?? this.defaultFor(tool);
   }
 
-  /** A tool nobody has set: `form`, the server's confirmation TTL, version 0. */
+  /**
+   * A tool nobody has set: `form` for a destructive tool (and any tool not declared: the safe
+   * side), `none` for a write tool; the server's confirmation TTL; version 0.
+   */
   defaultFor(tool: string): ConfirmationPolicy {
     return {
       tool,
-      mode: 'form',
+      mode: defaultModeOf(this.tools.get(tool)?.kind ?? 'destructive'),
       expirySeconds: this.config.confirmationTtlSeconds,
       version: 0,
       id: null,

@@ -14,4 +14,5 @@ export {
   type ConfirmationMode,
   type ConfirmationPolicy,
   type PolicyTool,
+  type PolicyToolKind,
 } from './confirmation-policy.js';

@@ -151,6 +151,7 @@ function setup(
   const check = (params: Record<string, unknown>, c = ctx()): Promise<GateDecision> =>
     gate.check(tool, spec, args, params, c, caller);
   return {
+    gate,
     check,
     asked,
     lookups,
@@ -164,6 +165,88 @@ function setup(
 }
 
 describe('DestructiveToolGate', () => {
+  describe('write tools (a policy only if the organisation set one)', () => {
+    const update = catalog.get('update_portal_user')!;
+    const change = { id: USER_ID, name: 'Pat Lima' };
+
+    it('none (the default): runs at once, nothing read, asked or counted', async () => {
+      const s = setup({ policy: { mode: 'none' } });
+      const decision = await s.gate.check(
+        update,
+        update.def.confirmation!,
+        change,
+        {},
+        ctx(),
+        caller,
+      );
+      expect(decision).toEqual({ kind: 'proceed', confirmationId: null });
+      expect(s.lookups).toEqual([]);
+      expect(s.asked).toEqual([]);
+      expect(s.recorded).toEqual([]);
+    });
+
+    it('form: asks, naming the record and what the call changes', async () => {
+      const s = setup({ policy: { mode: 'form', version: 2 } });
+      const decision = await s.gate.check(
+        update,
+        update.def.confirmation!,
+        change,
+        {},
+        ctx(),
+        caller,
+      );
+      expect(decision).toMatchObject({ kind: 'input_required', confirmationId: 'conf-new' });
+      expect(s.lookups).toEqual([`GET /v1/portal-users/${USER_ID}`]);
+      expect(s.asked[0]).toMatchObject({
+        tool: 'update_portal_user',
+        targetType: 'portal_user',
+        targetId: USER_ID,
+        message: 'Change portal user Pat Doe <pat@acme.test>: name → Pat Lima?',
+        policy: { version: 2 },
+      });
+    });
+
+    it('a create tool asks about its arguments (no record to read); its target is new', async () => {
+      const create = catalog.get('create_account')!;
+      const s = setup({ policy: { mode: 'form' } });
+      await s.gate.check(create, create.def.confirmation!, { name: 'Initech' }, {}, ctx(), caller);
+      expect(s.lookups).toEqual([]);
+      expect(s.asked[0]).toMatchObject({
+        targetType: 'account',
+        targetId: 'new',
+        message: 'Create account Initech?',
+      });
+    });
+
+    it('the policy store down: refused as confirmation_unavailable, nothing runs', async () => {
+      const s = setup({ policy: new Error('connection terminated') });
+      const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      try {
+        const decision = await s.gate.check(
+          update,
+          update.def.confirmation!,
+          change,
+          {},
+          ctx(),
+          caller,
+        );
+        expect(decision).toMatchObject({
+          kind: 'refused',
+          envelope: { error: { code: 'confirmation_unavailable' } },
+        });
+      } finally {
+        warn.mockRestore();
+      }
+    });
+  });
+
+  it('a destructive tool is never let through by none (a row written around the API): it asks as under form', async () => {
+    const s = setup({ policy: { mode: 'none' } });
+    const decision = await s.check({});
+    expect(decision).toMatchObject({ kind: 'input_required' });
+    expect(s.asked).toHaveLength(1);
+  });
+
   it('a 2025 client, or one without form elicitation, gets confirmation_required and nothing is recorded', async () => {
     for (const c of [
       ctx('legacy'),

@@ -80,15 +80,20 @@ export class DestructiveToolGate {
     ctx: McpRequestContext,
     caller: CallerContext,
   ): Promise<GateDecision> {
-    if (pathParamsOf(spec.lookup.path).some((p) => args[p] === undefined)) {
-      // Whatever the client, a call missing the argument that names its target says that
-      // ("id is required"), not that the client cannot confirm: that is the fix the caller needs.
-      const target = await readTarget(this.dispatcher, spec, args, caller);
-      if ('envelope' in target)
-        return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+    const destructive = tool.def.annotations.destructiveHint;
+    if (destructive) {
+      const missing = await this.missingTarget(spec, args, caller);
+      if (missing !== undefined) return missing;
     }
     try {
       const policy = await this.policyOf(caller, tool.def.name);
+      // A write tool its organisation set no mode for runs at once (the endpoint validates it);
+      // `none` is never a destructive tool's (the policies API refuses it), and never honoured.
+      if (!destructive) {
+        if (policy.mode === 'none') return { kind: 'proceed', confirmationId: null };
+        const missing = await this.missingTarget(spec, args, caller);
+        if (missing !== undefined) return missing;
+      }
       const call: GateCall = { tool, spec, args, ctx, caller, policy };
       if (policy.mode === 'approval') return await this.approval.forCall(call);
       if (policy.mode === 'verified') return await this.verified.check(call, params);
@@ -96,7 +101,7 @@ export class DestructiveToolGate {
         return refused(
           null,
           'confirmation_required',
-          `${tool.def.name} is destructive and runs only after the person confirms it, which needs a client on ` +
+          `${tool.def.name} ${destructive ? 'is destructive and runs' : 'runs, as its organisation decided,'} only after the person confirms it, which needs a client on ` +
             'protocol revision 2026-07-28 that declares form elicitation. Nothing was run.',
         );
       }
@@ -140,6 +145,24 @@ export class DestructiveToolGate {
       }
       throw err;
     }
+  }
+
+  /**
+   * Whatever the client, a call missing the argument that names its target says that ("id is
+   * required"), not that the client cannot confirm: that is the fix the caller needs.
+   */
+  private async missingTarget(
+    spec: ConfirmationSpec,
+    args: Record<string, unknown>,
+    caller: CallerContext,
+  ): Promise<GateDecision | undefined> {
+    const lookup = spec.lookup;
+    if (lookup === undefined || pathParamsOf(lookup.path).every((p) => args[p] !== undefined))
+      return undefined;
+    const target = await readTarget(this.dispatcher, lookup, args, caller);
+    if ('envelope' in target)
+      return { kind: 'refused', confirmationId: null, envelope: target.envelope };
+    return undefined;
   }
 
   private async afterRedeem(outcome: RedeemOutcome, call: GateCall): Promise<GateDecision> {

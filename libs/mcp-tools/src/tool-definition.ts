@@ -10,13 +10,27 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** How a destructive tool asks the person: what it acts on and how to name it in the question. */
+/**
+ * How a tool asks the person (or an approver): what it acts on and how to name it in the question.
+ * A destructive tool always asks (its policy defaults to `form`); a write tool with a spec asks
+ * only when its organisation set a policy for it (its default is `none`).
+ */
 export interface ConfirmationSpec {
   targetType: 'portal_user' | 'account';
-  /** The GET endpoint reading the target (the question names it; a missing one is a 404). */
-  lookup: EndpointContract;
-  /** The question, from the record as the REST API returns it; `clean` sanitises interpolations. */
-  question(record: Record<string, unknown>, clean: (value: unknown) => string): string;
+  /**
+   * The GET endpoint reading the target (the question names it; a missing one is a 404). None for
+   * a tool that creates its target: the question reads the arguments, the target id is `new`.
+   */
+  lookup?: EndpointContract;
+  /**
+   * The question, from the record as the REST API returns it (the arguments for a tool without a
+   * lookup) and the call's arguments; `clean` sanitises every interpolation.
+   */
+  question(
+    record: Record<string, unknown>,
+    clean: (value: unknown) => string,
+    args: Record<string, unknown>,
+  ): string;
 }
 
 /**

@@ -96,8 +96,15 @@ export class ToolExecutor implements OnApplicationBootstrap {
       if (def === undefined) continue;
       this.dispatcher.assertDispatchable(def.endpoint);
       if (def.confirmation !== undefined) {
-        this.dispatcher.assertDispatchable(def.confirmation.lookup);
-        this.policyTools.declare([{ name: def.name, title: def.annotations.title }]);
+        if (def.confirmation.lookup !== undefined)
+          this.dispatcher.assertDispatchable(def.confirmation.lookup);
+        this.policyTools.declare([
+          {
+            name: def.name,
+            title: def.annotations.title,
+            kind: def.annotations.destructiveHint ? 'destructive' : 'write',
+          },
+        ]);
       }
     }
   }

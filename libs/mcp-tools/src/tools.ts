@@ -2,7 +2,7 @@ import { ACCOUNTS_ENDPOINTS } from '@app/accounts';
 import { AUDIT_TRAIL_ENDPOINTS } from '@app/audit-trail';
 import { ME_ENDPOINTS } from '@app/me';
 import { PORTAL_USERS_ENDPOINTS } from '@app/portal-users';
-import type { ToolAnnotations, ToolDefinition } from './tool-definition.js';
+import type { ConfirmationSpec, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 
 const read = (title: string): ToolAnnotations => ({
   title,
@@ -24,6 +24,41 @@ const destroy = (title: string): ToolAnnotations => ({
   destructiveHint: true,
   idempotentHint: false,
   openWorldHint: false,
+});
+
+/**
+ * What a write tool's description says of its confirmation policy (default `none`): a model must
+ * not be surprised by a question or an `approval_pending` the organisation chose.
+ */
+const MAY_ASK =
+  ' The organisation may require a confirmation or an approval first (approval_pending).';
+
+type Clean = (value: unknown) => string;
+
+/** The fields a call changes, as `field → value` (sanitised), for an update's question. */
+function changesOf(args: Record<string, unknown>, fields: readonly string[], clean: Clean): string {
+  const changed = fields.filter((f) => args[f] !== undefined);
+  if (changed.length === 0) return 'nothing';
+  return changed.map((f) => `${f} → ${args[f] === null ? 'none' : clean(args[f])}`).join(', ');
+}
+
+/** A portal user as a question names them. */
+const portalUser = (r: Record<string, unknown>, clean: Clean) =>
+  `portal user ${clean(r.name)} <${clean(r.email)}>`;
+
+/**
+ * The question of a write tool on one portal user or account. It is asked only when the
+ * organisation set a confirmation policy for the tool (a write tool's default is `none`).
+ */
+const onPortalUser = (question: ConfirmationSpec['question']): ConfirmationSpec => ({
+  targetType: 'portal_user',
+  lookup: PORTAL_USERS_ENDPOINTS.get,
+  question,
+});
+const onAccount = (question: ConfirmationSpec['question']): ConfirmationSpec => ({
+  targetType: 'account',
+  lookup: ACCOUNTS_ENDPOINTS.get,
+  question,
 });
 
 /**
@@ -59,54 +94,77 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'create_portal_user',
     description:
       'Create a portal user (status invited) and, unless send_invitation is false, e-mail them an ' +
-      'invitation to the customer portal. Returns the new portal user, as get_portal_user does.',
+      'invitation to the customer portal. Returns the new portal user, as get_portal_user does.' +
+      MAY_ASK,
     annotations: write('Create portal user', false, true),
     endpoint: PORTAL_USERS_ENDPOINTS.create,
     resultLike: 'get_portal_user',
+    confirmation: {
+      targetType: 'portal_user',
+      question: (a, clean) =>
+        `Create ${portalUser(a, clean)}${a.send_invitation === false ? '' : ' and e-mail them an invitation to the customer portal'}?`,
+    },
   },
   {
     name: 'update_portal_user',
     description:
       'Change a portal user’s name, e-mail, external_id or account; only the fields given change. ' +
-      'Returns the updated portal user, as get_portal_user does.',
+      'Returns the updated portal user, as get_portal_user does.' +
+      MAY_ASK,
     annotations: write('Update portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.update,
     resultLike: 'get_portal_user',
+    confirmation: onPortalUser(
+      (r, clean, args) =>
+        `Change ${portalUser(r, clean)}: ${changesOf(args, ['name', 'email', 'external_id', 'account_id'], clean)}?`,
+    ),
   },
   {
     name: 'resend_portal_user_invitation',
     description:
       'Send the invitation e-mail again (with a fresh expiry) to a portal user who has not accepted ' +
-      'it yet; an active user cannot be invited again. Returns the portal user, as get_portal_user does.',
+      'it yet; an active user cannot be invited again. Returns the portal user, as get_portal_user does.' +
+      MAY_ASK,
     annotations: write('Resend invitation', false, true),
     endpoint: PORTAL_USERS_ENDPOINTS.resendInvitation,
     resultLike: 'get_portal_user',
+    confirmation: onPortalUser(
+      (r, clean) => `E-mail the invitation to ${portalUser(r, clean)} again?`,
+    ),
   },
   {
     name: 'deactivate_portal_user',
     description:
       'Deactivate an active portal user: they can no longer sign in. Reversible with ' +
       'activate_portal_user; a user who never accepted the invitation cannot be deactivated. ' +
-      'Returns the portal user, as get_portal_user does.',
+      'Returns the portal user, as get_portal_user does.' +
+      MAY_ASK,
     annotations: write('Deactivate portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.deactivate,
     resultLike: 'get_portal_user',
+    confirmation: onPortalUser(
+      (r, clean) => `Deactivate ${portalUser(r, clean)}? They can no longer sign in.`,
+    ),
   },
   {
     name: 'activate_portal_user',
     description:
       'Reactivate an inactive portal user so they can sign in again. Returns the portal user, as ' +
-      'get_portal_user does.',
+      'get_portal_user does.' +
+      MAY_ASK,
     annotations: write('Activate portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.activate,
     resultLike: 'get_portal_user',
+    confirmation: onPortalUser(
+      (r, clean) => `Reactivate ${portalUser(r, clean)}? They can sign in again.`,
+    ),
   },
   {
     name: 'delete_portal_user',
     description:
-      'Delete a portal user permanently. The person using the client confirms first (in a form ' +
-      'elicitation on protocol 2026-07-28, or on the server’s page opened from a URL elicitation), ' +
-      'or another admin approves (approval_pending), as the organisation decides; else nothing is deleted. Prefer deactivate_portal_user when access only needs to stop.',
+      'Delete a portal user permanently. The person confirms first (a form, or this server’s page ' +
+      'via a URL elicitation) or another admin approves (approval_pending), as the organisation ' +
+      'decides; else nothing is deleted. Prefer deactivate_portal_user when access only needs to stop.',
     annotations: destroy('Delete portal user'),
     endpoint: PORTAL_USERS_ENDPOINTS.delete,
     confirmation: {
@@ -134,27 +192,36 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'create_account',
     description:
       'Create a customer account (a company that portal users can belong to). Returns the new ' +
-      'account, as get_account does; link portal users to it with their account_id.',
+      'account, as get_account does; link portal users to it with their account_id.' +
+      MAY_ASK,
     annotations: write('Create account', false),
     endpoint: ACCOUNTS_ENDPOINTS.create,
     resultLike: 'get_account',
+    confirmation: {
+      targetType: 'account',
+      question: (a, clean) => `Create account ${clean(a.name)}?`,
+    },
   },
   {
     name: 'update_account',
     description:
       'Change an account’s name, external_id or tax_id; only the fields given change. Returns the ' +
-      'updated account, as get_account does.',
+      'updated account, as get_account does.' +
+      MAY_ASK,
     annotations: write('Update account', true),
     endpoint: ACCOUNTS_ENDPOINTS.update,
     resultLike: 'get_account',
+    confirmation: onAccount(
+      (r, clean, args) =>
+        `Change account ${clean(r.name)}: ${changesOf(args, ['name', 'external_id', 'tax_id'], clean)}?`,
+    ),
   },
   {
     name: 'delete_account',
     description:
       'Delete a customer account permanently; refused while it still has active portal users. The ' +
-      'person using the client confirms first (in a form elicitation on protocol 2026-07-28, or on ' +
-      'the server’s page opened from a URL elicitation), or another admin approves ' +
-      '(approval_pending), as the organisation decides; else nothing is deleted.',
+      'person confirms first (a form, or this server’s page via a URL elicitation) or another admin ' +
+      'approves (approval_pending), as the organisation decides; else nothing is deleted.',
     annotations: destroy('Delete account'),
     endpoint: ACCOUNTS_ENDPOINTS.delete,
     confirmation: {

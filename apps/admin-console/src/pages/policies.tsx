@@ -10,10 +10,16 @@ import { useApi } from '../use-api.js';
 
 const MODES: { value: ConfirmationPolicy['mode']; label: string; means: string }[] = [
   {
-    value: 'form',
-    label: 'Form (default)',
+    value: 'none',
+    label: 'Nobody: runs at once',
     means:
-      'The agent’s own client shows the person a confirmation form (2026-07-28 clients that declare form elicitation).',
+      'The tool runs as soon as the agent calls it. The default of a tool that changes data without destroying it; a destructive tool cannot be set to it.',
+  },
+  {
+    value: 'form',
+    label: 'Form',
+    means:
+      'The agent’s own client shows the person a confirmation form (2026-07-28 clients that declare form elicitation). The default of a destructive tool.',
   },
   {
     value: 'verified',
@@ -48,9 +54,9 @@ export function PoliciesPage() {
         <h1 id="policies-title">Confirmation policies</h1>
       </header>
       <p>
-        Before a destructive tool runs, a person decides. Choose per tool who decides and how long
-        the question stays open. Every replica follows a change from the next call on (within a
-        second).
+        Before a destructive tool runs, a person decides; a tool that only changes data runs at once
+        unless you choose otherwise here. Choose per tool who decides and how long the question
+        stays open. Every replica follows a change from the next call on (within a second).
       </p>
       <dl class="facts">
         {MODES.map((m) => (
@@ -62,9 +68,11 @@ export function PoliciesPage() {
       </dl>
       {saved ? (
         <p class="notice" role="status" tabIndex={-1} ref={notice}>
-          Saved <strong>{saved.tool}</strong>: {labelOf(saved.mode)}, questions open for{' '}
-          {minutes(saved.expiry_seconds)} (version {saved.version}). Questions asked under an
-          earlier version are asked again.
+          Saved <strong>{saved.tool}</strong>: {labelOf(saved.mode)}
+          {saved.mode === 'none'
+            ? ''
+            : `, questions open for ${minutes(saved.expiry_seconds)}`}{' '}
+          (version {saved.version}). Questions asked under an earlier version are asked again.
         </p>
       ) : null}
       <ErrorNote error={list.error} />
@@ -145,9 +153,10 @@ function PolicyRow(props: {
           value={mode}
           onChange={(e) => setMode(modeOf(e.currentTarget.value))}
         >
-          {MODES.map((m) => (
+          {MODES.filter((m) => m.value !== 'none' || p.kind === 'write').map((m) => (
             <option key={m.value} value={m.value}>
               {m.label}
+              {m.value === defaultModeOf(p.kind) ? ' (default)' : ''}
             </option>
           ))}
         </select>
@@ -193,6 +202,11 @@ function PolicyRow(props: {
       </td>
     </tr>
   );
+}
+
+/** The mode of a tool nobody has set (as the server's policy list also says, at version 0). */
+function defaultModeOf(kind: ConfirmationPolicy['kind']): ConfirmationPolicy['mode'] {
+  return kind === 'destructive' ? 'form' : 'none';
 }
 
 function modeOf(value: string): ConfirmationPolicy['mode'] {

@@ -27,6 +27,7 @@ import { McpTasks1765710000000 } from './1765710000000-mcp-tasks.js';
 import { ToolCallApprovalId1765720000000 } from './1765720000000-tool-call-approval-id.js';
 import { ApprovalDecidedVia1765810000000 } from './1765810000000-approval-decided-via.js';
 import { AuditEventSequence1765900000000 } from './1765900000000-audit-event-sequence.js';
+import { WriteToolPolicies1766000000000 } from './1766000000000-write-tool-policies.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -62,4 +63,5 @@ export const MIGRATIONS = [
   ToolCallApprovalId1765720000000,
   ApprovalDecidedVia1765810000000,
   AuditEventSequence1765900000000,
+  WriteToolPolicies1766000000000,
 ];
