@@ -14,12 +14,13 @@ export async function startTracing(settings: TracingSettings): Promise<RunningTr
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
   const { recordRoute, startSdk } = await import('./tracing-sdk.js');
-  const sdk = startSdk(settings);
+  const { sdk, untraceStatements } = startSdk(settings);
   await waitForAllMessagesAcknowledged();
   markTracingStarted(recordRoute, { captureToolContent: settings.captureToolContent });
   return {
     shutdown: async () => {
       markTracingStopped();
+      untraceStatements();
       await sdk.shutdown();
     },
   };
