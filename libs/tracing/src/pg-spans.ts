@@ -4,6 +4,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -12,9 +13,6 @@ import {
 interface PgClient {
   connectionParameters?: { database?: string; host?: string; port?: number };
 }
-
-type Query = (this: PgClient, ...args: unknown[]) => unknown;
-type Callback = (this: unknown, err: unknown, result?: unknown) => unknown;
 
 /**
  * One CLIENT span per SQL statement a `pg` client sends while a span is active (none outside a
@@ -31,17 +29,16 @@ type Callback = (this: unknown, err: unknown, result?: unknown) => unknown;
  * `Client.prototype.query` of the `pg` module every consumer shares (TypeORM, the rate-limit
  * store, `libs/database`); returns the undo.
  */
-export function traceStatements(
-  client: { prototype: { query: Query } },
-  tracer: Tracer,
-): () => void {
-  const original = client.prototype.query;
-  client.prototype.query = function query(this: PgClient, ...args: unknown[]): unknown {
+export function traceStatements(client: { prototype: object }, tracer: Tracer): () => void {
+  const found: unknown = Reflect.get(client.prototype, 'query');
+  if (typeof found !== 'function') throw new Error('not a pg Client: it has no query()');
+  const original = found;
+  function query(this: PgClient, ...args: unknown[]): unknown {
     const parent = context.active();
     const config = args[0];
     const text = statementText(config);
     if (text === undefined || trace.getSpan(parent) === undefined)
-      return original.apply(this, args);
+      return Reflect.apply(original, this, args);
     const span = tracer.startSpan(
       spanName(this, config, text),
       { kind: SpanKind.CLIENT, attributes: statementAttributes(this, config, text) },
@@ -49,17 +46,16 @@ export function traceStatements(
     );
     const last = args.length - 1;
     const callback = args[last];
+    // The callback runs in the caller's context (pg calls it from its socket's events), as the
+    // instrumentation's `context.bind` did, without a bound wrapper per statement.
     if (typeof callback === 'function') {
-      args[last] = context.bind(parent, endingCallback(span, callback as Callback));
+      args[last] = endingCallback(span, parent, callback);
     } else if (isRecord(config) && typeof config.callback === 'function') {
-      args[0] = {
-        ...config,
-        callback: context.bind(parent, endingCallback(span, config.callback as Callback)),
-      };
+      args[0] = { ...config, callback: endingCallback(span, parent, config.callback) };
     }
     let result: unknown;
     try {
-      result = original.apply(this, args);
+      result = Reflect.apply(original, this, args);
     } catch (error) {
       endStatement(span, error);
       throw error;
@@ -75,16 +71,17 @@ export function traceStatements(
         throw error;
       },
     );
-  };
+  }
+  Reflect.set(client.prototype, 'query', query);
   return () => {
-    client.prototype.query = original;
+    Reflect.set(client.prototype, 'query', original);
   };
 }
 
-function endingCallback(span: Span, callback: Callback): Callback {
+function endingCallback(span: Span, parent: Context, callback: Function) {
   return function statementDone(this: unknown, err: unknown, result?: unknown): unknown {
     endStatement(span, err);
-    return callback.call(this, err, result);
+    return context.with(parent, () => Reflect.apply(callback, this, [err, result]) as unknown);
   };
 }
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { createRequire } from 'node:module';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { context, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { Client } from 'pg';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { traceStatements } from './pg-spans.js';
@@ -63,11 +63,7 @@ export function startSdk(settings: TracingSettings): StartedSdk {
   // pool checkout (it said only that a connection was free, which the statements' own spans
   // imply; a checkout that waits shows as the gap before its first statement). The `pg` module
   // is CommonJS: TypeORM, the rate-limit store and `libs/database` share this one `Client`.
-  const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
-  const untraceStatements = traceStatements(
-    pg.Client as unknown as Parameters<typeof traceStatements>[0],
-    trace.getTracer(`${TRACER_NAME}-pg`),
-  );
+  const untraceStatements = traceStatements(Client, trace.getTracer(`${TRACER_NAME}-pg`));
   return { sdk, untraceStatements };
 }
 
