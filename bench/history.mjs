@@ -5,21 +5,22 @@
 // (2,000,000) over 100 organisations and 60 days, generated in SQL into the migrated, partitioned
 // tables, then times the statements the repositories run (imported from dist/): every list filter's
 // first page and a page 50 cursors deep (p50/p95), the console's 24-hour series, `q` by a deleted
-// person's e-mail, a partition drop under a concurrent insert load, the insert cost against the
-// empty table, and table and index bytes per row. Prints Markdown; `--write-doc` (or
+// person's e-mail, a partition drop under a concurrent insert load, the history writer's insert
+// into the loaded table against a table holding no history with today's partition at the same
+// fill (and, apart, against an empty partition), and table and index bytes per row. Prints Markdown; `--write-doc` (or
 // BENCH_DOC=1) rewrites the `history-postgres` section of docs/benchmarks.md. `--embedded` runs
 // the same on the embedded engine (PGlite, in this process, on a temporary data directory) and
 // writes the `history-embedded` section.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import * as history from './lib/history.mjs';
 import { writeDocSection } from './lib/report.mjs';
 
-const { DAYS, dist, loadToolCalls, ORGS, pct, root, statements } = history;
+const { DAYS, dist, fillToday, loadToolCalls, ORGS, pct, root, statements } = history;
 const { createPartitionsCovering, EmbeddedPostgres, listPartitions, migrate, PARTITIONED_TABLES } =
   await import(dist('database/src/index.js'));
 const EMBEDDED = process.argv.includes('--embedded');
@@ -35,18 +36,26 @@ if (!admin && !EMBEDDED) {
 }
 const log = (m) => process.stderr.write(`[bench:history] ${m}\n`);
 const name = `bench_history_${Date.now().toString(36)}`;
-// The embedded engine: a PGlite of this process on a data directory of its own, removed afterwards.
-const dataDir = EMBEDDED ? await mkdtemp(join(tmpdir(), 'bench-history-')) : undefined;
-const engine = EMBEDDED ? await EmbeddedPostgres.start({ dataDir }) : undefined;
-const url = new URL(engine?.url ?? admin);
-if (!EMBEDDED) url.pathname = `/${name}`;
-
 const adminClient = EMBEDDED ? undefined : new pg.Client({ connectionString: admin });
 await adminClient?.connect();
-await adminClient?.query(`CREATE DATABASE ${name}`);
 const started = Date.now();
-const db = new pg.Client({ connectionString: url.toString() });
-try {
+const now = new Date();
+const opened = [];
+// A database of the migrated schema with the partitions of the last DAYS days and the ORGS
+// organisations (and their temporary `bench_orgs` (n, id) table): the one loaded with the history,
+// and, for the insert comparison, two that hold none. On Postgres a database of its own each; on
+// the embedded engine an engine each (PGlite serves one database), on a data directory of its own.
+const open = async (suffix) => {
+  const entry = { dbName: `${name}${suffix}` };
+  opened.push(entry);
+  if (EMBEDDED) {
+    entry.dataDir = await mkdtemp(join(tmpdir(), 'bench-history-'));
+    entry.engine = await EmbeddedPostgres.start({ dataDir: entry.dataDir });
+  } else {
+    await adminClient.query(`CREATE DATABASE ${entry.dbName}`);
+  }
+  const url = new URL(entry.engine?.url ?? admin);
+  if (!EMBEDDED) url.pathname = `/${entry.dbName}`;
   if (EMBEDDED) {
     // In this process: the engine answers on this event loop, which a child process's wait would block.
     await migrate(url.toString(), 'up');
@@ -56,9 +65,9 @@ try {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
   }
-  await db.connect();
-  const run = async (text, params) => (await db.query(text, params)).rows;
-  const now = new Date();
+  entry.client = new pg.Client({ connectionString: url.toString() });
+  await entry.client.connect();
+  const run = async (text, params) => (await entry.client.query(text, params)).rows;
   const from = new Date(now.getTime() - DAYS * 86_400_000);
   for (const spec of PARTITIONED_TABLES) await createPartitionsCovering(run, spec, from, now);
   const orgs = (
@@ -69,42 +78,21 @@ try {
   await run(
     `CREATE TEMP TABLE bench_orgs AS SELECT row_number() OVER () - 1 AS n, id FROM organizations`,
   );
-
-  // Insert cost: the history writer's batch statement (100 rows, unnest) into the empty table.
-  const insertCost = async (label) => {
-    const batches = 100;
-    const t0 = process.hrtime.bigint();
-    for (let b = 0; b < batches; b++) {
-      const ids = Array.from({ length: 100 }, () => randomUUID());
-      await run(
-        `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era,
-            protocol_version, status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
-          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
-            $8::text[], $9::text[], $10::boolean[], $11::float8[], $12::uuid[], $13::text[], $14::text[], $15::timestamptz[])`,
-        [
-          ids,
-          ids.map((_, i) => orgs[i % ORGS]),
-          ids.map(() => randomUUID()),
-          ids.map(() => randomUUID()),
-          ids.map((_, i) => `tool_${i % 12}`),
-          ids.map(() => 'Claude'),
-          ids.map(() => '2026-07-28'),
-          ids.map(() => '2026-07-28'),
-          ids.map(() => 'ok'),
-          ids.map(() => false),
-          ids.map(() => 3.5),
-          ids.map(() => null),
-          ids.map((_, i) => `req-${i}`),
-          ids.map(() => null),
-          ids.map(() => new Date().toISOString()),
-        ],
-      );
-    }
-    const us = Number(process.hrtime.bigint() - t0) / 1000 / (batches * 100);
-    log(`${label}: ${us.toFixed(1)} µs per row`);
-    return us;
-  };
-  const emptyInsertUs = await insertCost('insert into the empty table');
+  return { run, orgs, url, entry };
+};
+const close = async (entry) => {
+  await entry.client?.end().catch(() => undefined);
+  entry.client = undefined;
+  await adminClient
+    ?.query(`DROP DATABASE IF EXISTS ${entry.dbName} WITH (FORCE)`)
+    .catch(() => undefined);
+  await entry.engine?.stop();
+  entry.engine = undefined;
+  if (entry.dataDir !== undefined) await rm(entry.dataDir, { recursive: true, force: true });
+  entry.dataDir = undefined;
+};
+try {
+  const { run, orgs, url } = await open('');
 
   // The load, in SQL: rows spread over the organisations, 60 days, tools, statuses, people, tokens.
   const loadStart = Date.now();
@@ -145,7 +133,6 @@ try {
   // over the next minutes would otherwise be timed with the first statements (a page of tool_3
   // at 626 ms p95 against 5–9 ms for each organisation measured alone).
   await run('CHECKPOINT');
-  const fullInsertUs = await insertCost(`insert into the table holding ${CALLS} rows`);
 
   const timed = (q) => history.timed(run, q);
   const results = [];
@@ -240,6 +227,113 @@ try {
     false,
   );
 
+  // Insert cost: the history writer's own statement (TOOL_CALLS_INSERT, 100 rows a batch) into
+  // three databases side by side. The writer inserts into today's partition only, so what the size
+  // of the history can cost is told apart from what today's partition's own rows cost:
+  //   loaded   the history loaded above, today's partition filled to a day of its calls (DAY_FILL);
+  //   today    no history, today's partition filled to the same DAY_FILL rows;
+  //   empty    nothing at all (the partition's first rows, what every day starts from).
+  // loaded against today is the cost of the history's size; today against empty is the cost of
+  // the day's own rows (a partition's indexes growing through the day), reported on its own.
+  // Each gets the same rows (the load's people, tokens, tools and clients, a random id each), after
+  // VACUUM (ANALYZE) of today's partition and one CHECKPOINT (so each pays the full-page writes of
+  // a page's first change after a checkpoint alike), one batch under EXPLAIN (ANALYZE, BUFFERS,
+  // WAL), then 100 timed batches in rounds of 10 per database, the order turning each round.
+  const DAY_FILL = Math.round(CALLS / DAYS);
+  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const todayPartition = `mcp_tool_calls_p${midnight.toISOString().slice(0, 10).replaceAll('-', '')}`;
+  const md5Uuid = (text) =>
+    createHash('md5')
+      .update(text)
+      .digest('hex')
+      .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+  const people = Array.from({ length: 2000 }, (_, i) => md5Uuid(`user-${i}`));
+  const tokens = Array.from({ length: 4000 }, (_, i) => md5Uuid(`token-${i}`));
+  let rowNo = 0;
+  const batch = (dbOrgs) =>
+    Array.from({ length: 100 }, () => {
+      const i = rowNo++;
+      return [
+        randomUUID(),
+        dbOrgs[i % ORGS],
+        tokens[i % 4000],
+        people[i % 2000],
+        `tool_${i % 12}`,
+        `client-${i % 4}`,
+        '2026-07-28',
+        '2026-07-28',
+        'ok',
+        false,
+        3.5,
+        null,
+        `req-${i}`,
+        null,
+        new Date().toISOString(),
+        null,
+        null,
+        null,
+      ];
+    });
+  const columns = (rows) => rows[0].map((_, c) => rows.map((r) => r[c]));
+  const insertCases = [
+    { key: 'loaded', db: { run, orgs } },
+    { key: 'today', db: await open('_today') },
+    { key: 'empty', db: await open('_empty') },
+  ];
+  log(`filling today's partitions to ${DAY_FILL} rows`);
+  for (const c of insertCases.slice(0, 2)) await fillToday(c.db.run, { rows: DAY_FILL, now });
+  for (const c of insertCases) {
+    const [{ n }] = await c.db.run(`SELECT count(*)::int AS n FROM ${todayPartition}`);
+    const [{ b }] = await c.db.run(
+      `SELECT coalesce(sum(pg_relation_size(indexrelid)), 0)::bigint AS b FROM pg_index WHERE indrelid = '${todayPartition}'::regclass`,
+    );
+    c.todayRows = n;
+    c.todayIndexMb = Number(b) / 1e6;
+    await c.db.run(`VACUUM (ANALYZE) ${todayPartition}`);
+  }
+  for (const c of insertCases) await c.db.run('CHECKPOINT');
+  for (const c of insertCases) {
+    const [
+      {
+        'QUERY PLAN': [{ Plan: plan, 'Execution Time': execution }],
+      },
+    ] = await c.db.run(
+      `EXPLAIN (ANALYZE, BUFFERS, WAL, FORMAT JSON) ${statements.TOOL_CALLS_INSERT}`,
+      columns(batch(c.db.orgs)),
+    );
+    c.plan = `${execution.toFixed(1)} ms, ${plan['Shared Hit Blocks'] + plan['Shared Read Blocks']} buffers (${plan['Shared Read Blocks']} read, ${plan['Shared Dirtied Blocks']} dirtied), ${plan['WAL Records']} WAL records, ${plan['WAL FPI']} full pages, ${(plan['WAL Bytes'] / 1024).toFixed(0)} kB`;
+    c.ns = 0n;
+    c.rounds = [];
+  }
+  for (let round = 0; round < 10; round++) {
+    const order = insertCases.map((_, k) => insertCases[(k + round) % insertCases.length]);
+    for (const c of order) {
+      const t0 = process.hrtime.bigint();
+      for (let b = 0; b < 10; b++)
+        await c.db.run(statements.TOOL_CALLS_INSERT, columns(batch(c.db.orgs)));
+      const ns = process.hrtime.bigint() - t0;
+      c.ns += ns;
+      c.rounds.push(Number(ns));
+    }
+  }
+  const cost = Object.fromEntries(
+    insertCases.map((c) => [c.key, { ...c, us: Number(c.ns) / 1000 / 10_000 }]),
+  );
+  // Per round, the ratio of each pair measured in it: their spread says how far the totals can be read.
+  const spread = (a, b) => {
+    const r = cost[a].rounds.map((ns, k) => ns / cost[b].rounds[k] - 1);
+    return `${(Math.min(...r) * 100).toFixed(0)} to ${(Math.max(...r) * 100).toFixed(0)} %`;
+  };
+  const change = (a, b) =>
+    `${cost[a].us / cost[b].us >= 1 ? '+' : ''}${((cost[a].us / cost[b].us - 1) * 100).toFixed(0)} %`;
+  const [{ load: loadAverage }] = [{ load: loadavg()[0] }];
+  for (const c of Object.values(cost))
+    log(
+      `insert, ${c.key}: ${c.us.toFixed(1)} µs per row (today's partition ${c.todayRows} rows); first batch ${c.plan}`,
+    );
+  await close(insertCases[1].db.entry);
+  await close(insertCases[2].db.entry);
+
   // A partition drop (the oldest day) while another connection inserts batches without pause.
   const inserter = new pg.Client({ connectionString: url.toString() });
   await inserter.connect();
@@ -300,7 +394,20 @@ try {
         `| ${r.label} | ${ms(r.p50)} ms | ${ms(r.p95)} ms | ${ms(r.deep50)} ms | ${ms(r.deep95)} ms | ${r.plan} |`,
     ),
     '',
-    `Insert (the history writer's 100-row batch statement): ${emptyInsertUs.toFixed(1)} µs per row into the empty table, ${fullInsertUs.toFixed(1)} µs per row with the tables loaded (${((fullInsertUs / emptyInsertUs - 1) * 100).toFixed(0)} %).`,
+    `Insert (the history writer's 100-row batch statement, \`TOOL_CALLS_INSERT\`; 10,000 rows in 100 batches per case, side by side in rounds of 10 batches; each case after \`VACUUM (ANALYZE)\` of today's partition and one \`CHECKPOINT\`; load average ${loadAverage.toFixed(1)}):`,
+    '',
+    "| case | today's partition before | its indexes | µs per row | first batch (EXPLAIN ANALYZE, BUFFERS, WAL) |",
+    '| --- | --- | --- | --- | --- |',
+    ...[
+      ['loaded', `the history (${CALLS.toLocaleString('en')} calls) + today`],
+      ['today', 'no history, today only'],
+      ['empty', 'nothing (a new day)'],
+    ].map(
+      ([key, label]) =>
+        `| ${label} | ${cost[key].todayRows.toLocaleString('en')} rows | ${cost[key].todayIndexMb.toFixed(1)} MB | ${cost[key].us.toFixed(1)} | ${cost[key].plan} |`,
+    ),
+    '',
+    `The history's size (loaded against today, the same ${DAY_FILL.toLocaleString('en')} rows in today's partition): ${change('loaded', 'today')} (per round ${spread('loaded', 'today')}). The day's own rows (today against empty, not the history's size): ${change('today', 'empty')} (per round ${spread('today', 'empty')}).`,
     `Partition drop (\`DETACH … CONCURRENTLY\` + \`DROP\`, the oldest day, ${rowsInOldest.toLocaleString('en')} rows) while another connection inserted 100-row batches without pause: ${dropMs.toFixed(0)} ms; the slowest insert batch during it ${worstInsertMs.toFixed(1)} ms (before it: ${baselineWorst.toFixed(1)} ms).`,
     ...sizes.map((s) => {
       const n = Number(counts[s.t]);
@@ -314,9 +421,6 @@ try {
     await writeDocSection(join(root, 'docs/benchmarks.md'), section, text);
   }
 } finally {
-  await db.end().catch(() => undefined);
-  await adminClient?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+  for (const entry of opened) await close(entry);
   await adminClient?.end();
-  await engine?.stop();
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
 }

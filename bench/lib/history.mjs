@@ -6,11 +6,14 @@ import { fileURLToPath } from 'node:url';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** A module of the built libraries (`npm run build` first). */
 export const dist = (p) => join(root, 'dist/libs', p);
-const { toolCallsListQuery, toolCallSeriesQuery } = await import(dist('mcp-history/src/index.js'));
+const { TOOL_CALLS_INSERT, toolCallsListQuery, toolCallSeriesQuery } = await import(
+  dist('mcp-history/src/index.js')
+);
 const { auditEventsListQuery } = await import(dist('audit-trail/src/index.js'));
 const { confirmationsListQuery } = await import(dist('mcp-confirmations/src/index.js'));
-/** The list and series statements the repositories run, from the build. */
+/** The list and series statements the repositories run and the history writer's insert, from the build. */
 export const statements = {
+  TOOL_CALLS_INSERT,
   toolCallsListQuery,
   toolCallSeriesQuery,
   auditEventsListQuery,
@@ -45,6 +48,34 @@ export async function loadToolCalls(run, { calls, chunk, now, progress }) {
     );
     progress(done + n, (Date.now() - t0) / 1000);
   }
+}
+
+/**
+ * Fills today's (UTC) partition of `mcp_tool_calls` up to `rows` rows (counting those already
+ * there), generated like {@link loadToolCalls}'s and spread over midnight to `now`.
+ * Answers how many it added.
+ */
+export async function fillToday(run, { rows, now }) {
+  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const [{ n }] = await run(
+    `SELECT count(*)::bigint AS n FROM mcp_tool_calls WHERE created_at >= $1 AND created_at < $1::timestamptz + interval '1 day'`,
+    [midnight.toISOString()],
+  );
+  const add = rows - Number(n);
+  if (add <= 0) return 0;
+  await run(
+    `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
+                                 status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
+     SELECT gen_random_uuid(), o.id, md5('token-' || (i % 4000))::uuid, md5('user-' || (i % 2000))::uuid,
+            'tool_' || (i % 12), 'client-' || (i % 4), '2026-07-28', '2026-07-28',
+            CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
+            i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,
+            $1::timestamptz + (i::float8 / $2) * ($3::timestamptz - $1::timestamptz)
+       FROM generate_series(0, $2 - 1) i
+       JOIN bench_orgs o ON o.n = i % ${ORGS}`,
+    [midnight.toISOString(), add, now.toISOString()],
+  );
+  return add;
 }
 
 /** The `p`th percentile of `xs` (the sample at ⌊p% of the count⌋). */

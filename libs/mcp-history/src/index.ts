@@ -1,6 +1,6 @@
 export { McpHistoryModule } from './mcp-history.module.js';
 export { ToolCallHistoryModule } from './tool-call-history.module.js';
-export { ToolCallHistory, type ToolCallRow } from './tool-call.history.js';
+export { TOOL_CALLS_INSERT, ToolCallHistory, type ToolCallRow } from './tool-call.history.js';
 export {
   toolCallSeriesQuery,
   toolCallsListQuery,

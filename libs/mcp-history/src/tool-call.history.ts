@@ -42,7 +42,7 @@ export const HISTORY_FLUSH_INTERVAL_MS = 250;
 /** Pause before a failed batch is written again, row by row (a pool reconnect, a failover). */
 const RETRY_DELAY_MS = 100;
 
-/** One `mcp_tool_calls` row as the insert binds it (column order of {@link INSERT_ROWS}). */
+/** One `mcp_tool_calls` row as the insert binds it (column order of {@link TOOL_CALLS_INSERT}). */
 type StoredRow = [
   id: string,
   organizationId: string,
@@ -67,9 +67,10 @@ type StoredRow = [
 /**
  * Every row of a batch in one statement: one array parameter per column, `unnest` zips them back
  * into rows (one round trip and one plan whatever the batch size). `created_at` is the time the
- * call was received, not the time of the insert.
+ * call was received, not the time of the insert. Exported for the history benchmark, which times
+ * this very statement.
  */
-const INSERT_ROWS = `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era,
+export const TOOL_CALLS_INSERT = `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era,
     protocol_version, status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at,
     trace_id, correlation_id, approval_id)
   SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
@@ -294,7 +295,7 @@ export class ToolCallHistory implements BeforeApplicationShutdown {
 
   private async insert(rows: readonly StoredRow[], tx?: EntityManager): Promise<void> {
     const columns = rows[0]?.map((_, i) => rows.map((r) => r[i])) ?? [];
-    await (tx ?? this.ds).query(INSERT_ROWS, columns);
+    await (tx ?? this.ds).query(TOOL_CALLS_INSERT, columns);
   }
 }
 
