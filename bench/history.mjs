@@ -11,7 +11,7 @@
 // BENCH_DOC=1) rewrites the `history-postgres` section of docs/benchmarks.md. `--embedded` runs
 // the same on the embedded engine (PGlite, in this process, on a temporary data directory) and
 // writes the `history-embedded` section.
-import { createHash, randomUUID } from 'node:crypto';
+
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import pg from 'pg';
 import * as history from './lib/history.mjs';
 import { writeDocSection } from './lib/report.mjs';
 
-const { DAYS, dist, fillToday, loadToolCalls, ORGS, pct, root, statements } = history;
+const { compareInserts, DAYS, dist, loadToolCalls, ORGS, pct, root, statements } = history;
 const { createPartitionsCovering, EmbeddedPostgres, listPartitions, migrate, PARTITIONED_TABLES } =
   await import(dist('database/src/index.js'));
 const EMBEDDED = process.argv.includes('--embedded');
@@ -235,104 +235,35 @@ try {
   //   empty    nothing at all (the partition's first rows, what every day starts from).
   // loaded against today is the cost of the history's size; today against empty is the cost of
   // the day's own rows (a partition's indexes growing through the day), reported on its own.
-  // Each gets the same rows (the load's people, tokens, tools and clients, a random id each), after
-  // VACUUM (ANALYZE) of today's partition and one CHECKPOINT (so each pays the full-page writes of
-  // a page's first change after a checkpoint alike), one batch under EXPLAIN (ANALYZE, BUFFERS,
-  // WAL), then 100 timed batches in rounds of 10 per database, the order turning each round.
+  // Side by side, the same rows and the same settling before (compareInserts).
   const DAY_FILL = Math.round(CALLS / DAYS);
-  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const todayPartition = `mcp_tool_calls_p${midnight.toISOString().slice(0, 10).replaceAll('-', '')}`;
-  const md5Uuid = (text) =>
-    createHash('md5')
-      .update(text)
-      .digest('hex')
-      .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
-  const people = Array.from({ length: 2000 }, (_, i) => md5Uuid(`user-${i}`));
-  const tokens = Array.from({ length: 4000 }, (_, i) => md5Uuid(`token-${i}`));
-  let rowNo = 0;
-  const batch = (dbOrgs) =>
-    Array.from({ length: 100 }, () => {
-      const i = rowNo++;
-      return [
-        randomUUID(),
-        dbOrgs[i % ORGS],
-        tokens[i % 4000],
-        people[i % 2000],
-        `tool_${i % 12}`,
-        `client-${i % 4}`,
-        '2026-07-28',
-        '2026-07-28',
-        'ok',
-        false,
-        3.5,
-        null,
-        `req-${i}`,
-        null,
-        new Date().toISOString(),
-        null,
-        null,
-        null,
-      ];
-    });
-  const columns = (rows) => rows[0].map((_, c) => rows.map((r) => r[c]));
-  const insertCases = [
-    { key: 'loaded', db: { run, orgs } },
-    { key: 'today', db: await open('_today') },
-    { key: 'empty', db: await open('_empty') },
-  ];
-  log(`filling today's partitions to ${DAY_FILL} rows`);
-  for (const c of insertCases.slice(0, 2)) await fillToday(c.db.run, { rows: DAY_FILL, now });
-  for (const c of insertCases) {
-    const [{ n }] = await c.db.run(`SELECT count(*)::int AS n FROM ${todayPartition}`);
-    const [{ b }] = await c.db.run(
-      `SELECT coalesce(sum(pg_relation_size(indexrelid)), 0)::bigint AS b FROM pg_index WHERE indrelid = '${todayPartition}'::regclass`,
-    );
-    c.todayRows = n;
-    c.todayIndexMb = Number(b) / 1e6;
-    await c.db.run(`VACUUM (ANALYZE) ${todayPartition}`);
-  }
-  for (const c of insertCases) await c.db.run('CHECKPOINT');
-  for (const c of insertCases) {
-    const [
-      {
-        'QUERY PLAN': [{ Plan: plan, 'Execution Time': execution }],
-      },
-    ] = await c.db.run(
-      `EXPLAIN (ANALYZE, BUFFERS, WAL, FORMAT JSON) ${statements.TOOL_CALLS_INSERT}`,
-      columns(batch(c.db.orgs)),
-    );
-    c.plan = `${execution.toFixed(1)} ms, ${plan['Shared Hit Blocks'] + plan['Shared Read Blocks']} buffers (${plan['Shared Read Blocks']} read, ${plan['Shared Dirtied Blocks']} dirtied), ${plan['WAL Records']} WAL records, ${plan['WAL FPI']} full pages, ${(plan['WAL Bytes'] / 1024).toFixed(0)} kB`;
-    c.ns = 0n;
-    c.rounds = [];
-  }
-  for (let round = 0; round < 10; round++) {
-    const order = insertCases.map((_, k) => insertCases[(k + round) % insertCases.length]);
-    for (const c of order) {
-      const t0 = process.hrtime.bigint();
-      for (let b = 0; b < 10; b++)
-        await c.db.run(statements.TOOL_CALLS_INSERT, columns(batch(c.db.orgs)));
-      const ns = process.hrtime.bigint() - t0;
-      c.ns += ns;
-      c.rounds.push(Number(ns));
-    }
-  }
-  const cost = Object.fromEntries(
-    insertCases.map((c) => [c.key, { ...c, us: Number(c.ns) / 1000 / 10_000 }]),
+  const today = await open('_today');
+  const empty = await open('_empty');
+  log(`insert comparison: today's partitions filled to ${DAY_FILL} rows`);
+  const cost = await compareInserts(
+    [
+      { key: 'loaded', run, orgs, fill: true },
+      { key: 'today', run: today.run, orgs: today.orgs, fill: true },
+      { key: 'empty', run: empty.run, orgs: empty.orgs, fill: false },
+    ],
+    { now, dayFill: DAY_FILL },
   );
-  // Per round, the ratio of each pair measured in it: their spread says how far the totals can be read.
+  // Per round, the ratio of each pair measured in it: their median (what a burst of another
+  // process's work in one round cannot move) and their spread (how far any one can be read).
   const spread = (a, b) => {
-    const r = cost[a].rounds.map((ns, k) => ns / cost[b].rounds[k] - 1);
-    return `${(Math.min(...r) * 100).toFixed(0)} to ${(Math.max(...r) * 100).toFixed(0)} %`;
+    const r = cost[a].rounds.map((ns, k) => ns / cost[b].rounds[k] - 1).sort((x, y) => x - y);
+    const p = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)} %`;
+    return `median of the rounds ${p(r[Math.floor(r.length / 2)])}, from ${p(r[0])} to ${p(r.at(-1))}`;
   };
   const change = (a, b) =>
     `${cost[a].us / cost[b].us >= 1 ? '+' : ''}${((cost[a].us / cost[b].us - 1) * 100).toFixed(0)} %`;
-  const [{ load: loadAverage }] = [{ load: loadavg()[0] }];
+  const loadAverage = loadavg()[0];
   for (const c of Object.values(cost))
     log(
       `insert, ${c.key}: ${c.us.toFixed(1)} µs per row (today's partition ${c.todayRows} rows); first batch ${c.plan}`,
     );
-  await close(insertCases[1].db.entry);
-  await close(insertCases[2].db.entry);
+  await close(today.entry);
+  await close(empty.entry);
 
   // A partition drop (the oldest day) while another connection inserts batches without pause.
   const inserter = new pg.Client({ connectionString: url.toString() });
@@ -394,7 +325,7 @@ try {
         `| ${r.label} | ${ms(r.p50)} ms | ${ms(r.p95)} ms | ${ms(r.deep50)} ms | ${ms(r.deep95)} ms | ${r.plan} |`,
     ),
     '',
-    `Insert (the history writer's 100-row batch statement, \`TOOL_CALLS_INSERT\`; 10,000 rows in 100 batches per case, side by side in rounds of 10 batches; each case after \`VACUUM (ANALYZE)\` of today's partition and one \`CHECKPOINT\`; load average ${loadAverage.toFixed(1)}):`,
+    `Insert (the history writer's 100-row batch statement, \`TOOL_CALLS_INSERT\`; 10,000 rows in 100 batches per case, side by side in 20 rounds of 5 batches, after 10 untimed batches, \`VACUUM (ANALYZE)\` of today's partition and one \`CHECKPOINT\`; load average ${loadAverage.toFixed(1)}):`,
     '',
     "| case | today's partition before | its indexes | µs per row | first batch (EXPLAIN ANALYZE, BUFFERS, WAL) |",
     '| --- | --- | --- | --- | --- |',
@@ -407,7 +338,7 @@ try {
         `| ${label} | ${cost[key].todayRows.toLocaleString('en')} rows | ${cost[key].todayIndexMb.toFixed(1)} MB | ${cost[key].us.toFixed(1)} | ${cost[key].plan} |`,
     ),
     '',
-    `The history's size (loaded against today, the same ${DAY_FILL.toLocaleString('en')} rows in today's partition): ${change('loaded', 'today')} (per round ${spread('loaded', 'today')}). The day's own rows (today against empty, not the history's size): ${change('today', 'empty')} (per round ${spread('today', 'empty')}).`,
+    `The history's size (loaded against today, the same ${DAY_FILL.toLocaleString('en')} rows in today's partition): ${change('loaded', 'today')} (${spread('loaded', 'today')}). The day's own rows (today against empty, not the history's size): ${change('today', 'empty')} (${spread('today', 'empty')}).`,
     `Partition drop (\`DETACH … CONCURRENTLY\` + \`DROP\`, the oldest day, ${rowsInOldest.toLocaleString('en')} rows) while another connection inserted 100-row batches without pause: ${dropMs.toFixed(0)} ms; the slowest insert batch during it ${worstInsertMs.toFixed(1)} ms (before it: ${baselineWorst.toFixed(1)} ms).`,
     ...sizes.map((s) => {
       const n = Number(counts[s.t]);
