@@ -338,7 +338,7 @@ try {
         `| ${label} | ${cost[key].todayRows.toLocaleString('en')} rows | ${cost[key].todayIndexMb.toFixed(1)} MB | ${cost[key].us.toFixed(1)} | ${cost[key].plan} |`,
     ),
     '',
-    `The history's size (loaded against today, the same ${DAY_FILL.toLocaleString('en')} rows in today's partition): ${change('loaded', 'today')} (${spread('loaded', 'today')}). The day's own rows (today against empty, not the history's size): ${change('today', 'empty')} (${spread('today', 'empty')}).`,
+    `The history's size (loaded against today, today's partition filled to a day of this history's calls, ${DAY_FILL.toLocaleString('en')}, in both): ${change('loaded', 'today')} (${spread('loaded', 'today')}). The day's own rows (today against empty, not the history's size): ${change('today', 'empty')} (${spread('today', 'empty')}).`,
     `Partition drop (\`DETACH … CONCURRENTLY\` + \`DROP\`, the oldest day, ${rowsInOldest.toLocaleString('en')} rows) while another connection inserted 100-row batches without pause: ${dropMs.toFixed(0)} ms; the slowest insert batch during it ${worstInsertMs.toFixed(1)} ms (before it: ${baselineWorst.toFixed(1)} ms).`,
     ...sizes.map((s) => {
       const n = Number(counts[s.t]);
