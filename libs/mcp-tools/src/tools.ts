@@ -26,13 +26,6 @@ const destroy = (title: string): ToolAnnotations => ({
   openWorldHint: false,
 });
 
-/**
- * What a write tool's description says of its confirmation policy (default `none`): a model must
- * not be surprised by a question or an `approval_pending` the organisation chose.
- */
-const MAY_ASK =
-  ' The organisation may require a confirmation or an approval first (approval_pending).';
-
 type Clean = (value: unknown) => string;
 
 /** The fields a call changes, as `field → value` (sanitised), for an update's question. */
@@ -94,8 +87,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'create_portal_user',
     description:
       'Create a portal user (status invited) and, unless send_invitation is false, e-mail them an ' +
-      'invitation to the customer portal. Returns the new portal user, as get_portal_user does.' +
-      MAY_ASK,
+      'invitation to the customer portal. Returns the new portal user, as get_portal_user does.',
     annotations: write('Create portal user', false, true),
     endpoint: PORTAL_USERS_ENDPOINTS.create,
     resultLike: 'get_portal_user',
@@ -109,8 +101,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'update_portal_user',
     description:
       'Change a portal user’s name, e-mail, external_id or account; only the fields given change. ' +
-      'Returns the updated portal user, as get_portal_user does.' +
-      MAY_ASK,
+      'Returns the updated portal user, as get_portal_user does.',
     annotations: write('Update portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.update,
     resultLike: 'get_portal_user',
@@ -123,8 +114,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'resend_portal_user_invitation',
     description:
       'Send the invitation e-mail again (with a fresh expiry) to a portal user who has not accepted ' +
-      'it yet; an active user cannot be invited again. Returns the portal user, as get_portal_user does.' +
-      MAY_ASK,
+      'it yet; an active user cannot be invited again. Returns the portal user, as get_portal_user does.',
     annotations: write('Resend invitation', false, true),
     endpoint: PORTAL_USERS_ENDPOINTS.resendInvitation,
     resultLike: 'get_portal_user',
@@ -137,8 +127,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       'Deactivate an active portal user: they can no longer sign in. Reversible with ' +
       'activate_portal_user; a user who never accepted the invitation cannot be deactivated. ' +
-      'Returns the portal user, as get_portal_user does.' +
-      MAY_ASK,
+      'Returns the portal user, as get_portal_user does.',
     annotations: write('Deactivate portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.deactivate,
     resultLike: 'get_portal_user',
@@ -150,8 +139,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'activate_portal_user',
     description:
       'Reactivate an inactive portal user so they can sign in again. Returns the portal user, as ' +
-      'get_portal_user does.' +
-      MAY_ASK,
+      'get_portal_user does.',
     annotations: write('Activate portal user', true),
     endpoint: PORTAL_USERS_ENDPOINTS.activate,
     resultLike: 'get_portal_user',
@@ -192,8 +180,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'create_account',
     description:
       'Create a customer account (a company that portal users can belong to). Returns the new ' +
-      'account, as get_account does; link portal users to it with their account_id.' +
-      MAY_ASK,
+      'account, as get_account does; link portal users to it with their account_id.',
     annotations: write('Create account', false),
     endpoint: ACCOUNTS_ENDPOINTS.create,
     resultLike: 'get_account',
@@ -206,8 +193,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'update_account',
     description:
       'Change an account’s name, external_id or tax_id; only the fields given change. Returns the ' +
-      'updated account, as get_account does.' +
-      MAY_ASK,
+      'updated account, as get_account does.',
     annotations: write('Update account', true),
     endpoint: ACCOUNTS_ENDPOINTS.update,
     resultLike: 'get_account',
