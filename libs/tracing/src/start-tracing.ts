@@ -4,9 +4,8 @@ import type { RunningTracing, TracingSettings } from './tracing-settings.js';
 
 /**
  * Starts the OpenTelemetry SDK, before the server's own modules are imported (`main.ts` imports
- * them only afterwards): the instrumentations patch `ioredis` and `http` as they load, and a
- * module loaded earlier would stay unpatched (docs/adr/0009); `pg`'s statement spans patch its
- * shared `Client` prototype (`traceStatements`). The ESM hook wraps only the
+ * them only afterwards): the instrumentations patch `pg`, `ioredis` and `http` as they load, and
+ * a module loaded earlier would stay unpatched (docs/adr/0009). The ESM hook wraps only the
  * modules an instrumentation asked for. Called only when the configuration enables tracing: the
  * SDK is a dynamic import, so a server without tracing never loads it.
  */
@@ -15,13 +14,12 @@ export async function startTracing(settings: TracingSettings): Promise<RunningTr
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
   const { recordRoute, startSdk } = await import('./tracing-sdk.js');
-  const { sdk, untraceStatements } = startSdk(settings);
+  const sdk = startSdk(settings);
   await waitForAllMessagesAcknowledged();
   markTracingStarted(recordRoute, { captureToolContent: settings.captureToolContent });
   return {
     shutdown: async () => {
       markTracingStopped();
-      untraceStatements();
       await sdk.shutdown();
     },
   };

@@ -1,37 +1,28 @@
 import type { IncomingMessage } from 'node:http';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
-import { context, trace } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { Client } from 'pg';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { traceStatements } from './pg-spans.js';
-import { redactTarget, TRACER_NAME } from './spans.js';
+import { redactTarget } from './spans.js';
 import type { TracingSettings } from './tracing-settings.js';
 
 /** Probes and scrapes: no trace of their own (they would outnumber every real request). */
 const UNTRACED_PATHS = /^\/(health\/|metrics(\?|$))/;
 
-/** What `startSdk` started: the SDK, and the undo of the `pg` statement spans. */
-export interface StartedSdk {
-  sdk: NodeSDK;
-  untraceStatements: () => void;
-}
-
 /**
  * The OpenTelemetry Node SDK, for traces only, with the instrumentations this server needs: HTTP
- * (server spans, named after the route by `registerHttpRoute`) and `ioredis` (one span per
- * command: its name only); and ours for `pg` (one span per SQL statement: its text, never its
- * parameters; `traceStatements`, which makes the spans `@opentelemetry/instrumentation-pg` made
- * at a fraction of its cost per statement, without a span per pool checkout). The
+ * (server spans, named after the route by `registerHttpRoute`), `pg` (one span per SQL statement:
+ * its text, never its parameters) and `ioredis` (one span per command: its name only). The
  * exporter, endpoint, sampler and resource come from the standard `OTEL_*` variables (the SDK reads
  * them); the service name and version are ours unless `OTEL_SERVICE_NAME` /
  * `OTEL_RESOURCE_ATTRIBUTES` say otherwise.
  *
  * Loaded only by `startTracing` (a dynamic import), so a server without tracing never loads the SDK.
  */
-export function startSdk(settings: TracingSettings): StartedSdk {
+export function startSdk(settings: TracingSettings): NodeSDK {
   const sdk = new NodeSDK({
     serviceName: settings.serviceName,
     // OTEL_RESOURCE_ATTRIBUTES (e.g. the k8s.* attributes of the manifests) is merged over this.
@@ -51,6 +42,12 @@ export function startSdk(settings: TracingSettings): StartedSdk {
         ignoreOutgoingRequestHook: () => true,
         startIncomingSpanHook: (request) => safeRequestAttributes(request),
       }),
+      new StatementSpans({
+        // Statement text only: parameters are request data (e-mails, names, token hashes).
+        enhancedDatabaseReporting: false,
+        requireParentSpan: true,
+        ignoreConnectSpans: true,
+      }),
       new IORedisInstrumentation({
         // The command name only: keys name tokens and client addresses.
         dbStatementSerializer: (command) => command,
@@ -59,12 +56,28 @@ export function startSdk(settings: TracingSettings): StartedSdk {
     ],
   });
   sdk.start();
-  // Statement text only: parameters are request data (e-mails, names, token hashes). No span per
-  // pool checkout (it said only that a connection was free, which the statements' own spans
-  // imply; a checkout that waits shows as the gap before its first statement). The `pg` module
-  // is CommonJS: TypeORM, the rate-limit store and `libs/database` share this one `Client`.
-  const untraceStatements = traceStatements(Client, trace.getTracer(`${TRACER_NAME}-pg`));
-  return { sdk, untraceStatements };
+  return sdk;
+}
+
+/**
+ * `@opentelemetry/instrumentation-pg` for the `pg` client only: one span per SQL statement, and
+ * nothing of `pg-pool`. The package also wraps `Pool.prototype.connect` to make a
+ * `pg-pool.connect` span per checkout (`ignoreConnectSpans` turns that off: it said only that a
+ * connection was free, which the statements' own spans imply) and, span or not, adds listeners to
+ * every pool's `connect`/`acquire`/`release`/`remove` events that count connections into its
+ * metrics, which this server does not run (the SDK starts no metrics pipeline: every count goes
+ * to a no-op meter). Those listeners cost about 160 µs of a traced call's CPU (docs/benchmarks.md,
+ * "The cost of tracing: the SQL spans"); without the pool definition they are never added.
+ * Pool health is in our own Prometheus metrics (`db_pool_connections`).
+ */
+class StatementSpans extends PgInstrumentation {
+  protected override init() {
+    const statements = super.init().filter((definition) => definition.name === 'pg');
+    // A release that renamed its module definitions would otherwise trace no statement at all.
+    if (statements.length === 0)
+      throw new Error('instrumentation-pg has no `pg` module definition');
+    return statements;
+  }
 }
 
 /**
