@@ -218,22 +218,27 @@ describe('DestructiveToolGate', () => {
       });
     });
 
-    it('the policy store down: refused as confirmation_unavailable, nothing runs', async () => {
-      const s = setup({ policy: new Error('connection terminated') });
+    it('the database away before the policy is read: the endpoint’s SERVICE_UNAVAILABLE with retry_after_seconds; any other failure: confirmation_unavailable', async () => {
       const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       try {
-        const decision = await s.gate.check(
-          update,
-          update.def.confirmation!,
-          change,
-          {},
-          ctx(),
-          caller,
-        );
-        expect(decision).toMatchObject({
+        const away = setup({ policy: new Error('Connection terminated unexpectedly') });
+        expect(
+          await away.gate.check(update, update.def.confirmation!, change, {}, ctx(), caller),
+        ).toMatchObject({
+          kind: 'refused',
+          envelope: {
+            error: { code: 'SERVICE_UNAVAILABLE', details: { retry_after_seconds: 5 } },
+          },
+        });
+        const broken = setup({ policy: new Error('relation does not exist') });
+        expect(
+          await broken.gate.check(update, update.def.confirmation!, change, {}, ctx(), caller),
+        ).toMatchObject({
           kind: 'refused',
           envelope: { error: { code: 'confirmation_unavailable' } },
         });
+        expect(away.lookups).toEqual([]);
+        expect(away.asked).toEqual([]);
       } finally {
         warn.mockRestore();
       }

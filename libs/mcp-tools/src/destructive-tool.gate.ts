@@ -1,4 +1,6 @@
 import { isJsonObject, unreachable } from '@app/common';
+import { isDatabaseUnavailable } from '@app/database';
+import { mapRestException } from '@app/errors';
 import { Injectable, Logger } from '@nestjs/common';
 import { ApprovalRequests } from '@app/approvals';
 import { ConfirmationPolicyReader, type ConfirmationPolicy } from '@app/confirmation-policies';
@@ -85,8 +87,9 @@ export class DestructiveToolGate {
       const missing = await this.missingTarget(spec, args, caller);
       if (missing !== undefined) return missing;
     }
+    let policy: ConfirmationPolicy | undefined;
     try {
-      const policy = await this.policyOf(caller, tool.def.name);
+      policy = await this.policyOf(caller, tool.def.name);
       // A write tool its organisation set no mode for runs at once (the endpoint validates it);
       // `none` is never a destructive tool's (the policies API refuses it), and never honoured.
       if (!destructive) {
@@ -133,6 +136,20 @@ export class DestructiveToolGate {
       }
       return await this.ask(call);
     } catch (err) {
+      if (
+        err instanceof ConfirmationUnavailableError &&
+        policy === undefined &&
+        !destructive &&
+        isDatabaseUnavailable(err.cause)
+      ) {
+        // The database is away before a write tool's policy could be read: the answer its own
+        // endpoint gives (SERVICE_UNAVAILABLE, retry_after_seconds). Nothing about a confirmation
+        // failed (its organisation may have asked for none), and nothing runs either way.
+        const { envelope } = mapRestException(err.cause, caller.requestId, {
+          unavailable: isDatabaseUnavailable,
+        });
+        return { kind: 'refused', confirmationId: null, envelope };
+      }
       if (err instanceof ConfirmationUnavailableError) {
         this.metrics.recordConfirmation('refused_unavailable');
         // An outage of the database, not a fault of ours: counted and alerted as such.
