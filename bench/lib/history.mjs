@@ -32,17 +32,23 @@ export const DAYS = 60;
  * 4 clients, 2,000 people, 4,000 tokens; 1 in 50 a VALIDATION_ERROR, 1 in 7 an input_required.
  * `progress(loaded, seconds)` after each statement (`seconds`: that statement's).
  */
+/**
+ * The head of an INSERT of generated calls (the `i`-th of a `generate_series` joined to
+ * `bench_orgs o`): every column but `created_at`, whose expression the caller appends.
+ */
+const INSERT_GENERATED_CALLS = `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
+                            status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
+  SELECT gen_random_uuid(), o.id, md5('token-' || (i % 4000))::uuid, md5('user-' || (i % 2000))::uuid,
+         'tool_' || (i % 12), 'client-' || (i % 4), '2026-07-28', '2026-07-28',
+         CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
+         i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,`;
+
 export async function loadToolCalls(run, { calls, chunk, now, progress }) {
   for (let done = 0; done < calls; done += chunk) {
     const n = Math.min(chunk, calls - done);
     const t0 = Date.now();
     await run(
-      `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
-                                   status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
-       SELECT gen_random_uuid(), o.id, md5('token-' || (i % 4000))::uuid, md5('user-' || (i % 2000))::uuid,
-              'tool_' || (i % 12), 'client-' || (i % 4), '2026-07-28', '2026-07-28',
-              CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
-              i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,
+      `${INSERT_GENERATED_CALLS}
               $2::timestamptz - ((i::float8 / $3) * interval '${DAYS} days')
          FROM generate_series($1::bigint, $1::bigint + $4 - 1) i
          JOIN bench_orgs o ON o.n = i % ${ORGS}`,
@@ -66,12 +72,7 @@ export async function fillToday(run, { rows, now }) {
   const add = rows - Number(n);
   if (add <= 0) return 0;
   await run(
-    `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
-                                 status, is_error, duration_ms, confirmation_id, request_id, arguments_digest, created_at)
-     SELECT gen_random_uuid(), o.id, md5('token-' || (i % 4000))::uuid, md5('user-' || (i % 2000))::uuid,
-            'tool_' || (i % 12), 'client-' || (i % 4), '2026-07-28', '2026-07-28',
-            CASE WHEN i % 50 = 0 THEN 'VALIDATION_ERROR' WHEN i % 7 = 0 THEN 'input_required' ELSE 'ok' END,
-            i % 50 = 0, (i % 300) / 7.0, NULL, 'req-' || i, NULL,
+    `${INSERT_GENERATED_CALLS}
             $1::timestamptz + (i::float8 / $2) * ($3::timestamptz - $1::timestamptz)
        FROM generate_series(0, $2 - 1) i
        JOIN bench_orgs o ON o.n = i % ${ORGS}`,

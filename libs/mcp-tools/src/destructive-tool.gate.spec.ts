@@ -168,17 +168,12 @@ describe('DestructiveToolGate', () => {
   describe('write tools (a policy only if the organisation set one)', () => {
     const update = catalog.get('update_portal_user')!;
     const change = { id: USER_ID, name: 'Pat Lima' };
+    const checkUpdate = (s: { gate: DestructiveToolGate }): Promise<GateDecision> =>
+      s.gate.check(update, update.def.confirmation!, change, {}, ctx(), caller);
 
     it('none (the default): runs at once, nothing read, asked or counted', async () => {
       const s = setup({ policy: { mode: 'none' } });
-      const decision = await s.gate.check(
-        update,
-        update.def.confirmation!,
-        change,
-        {},
-        ctx(),
-        caller,
-      );
+      const decision = await checkUpdate(s);
       expect(decision).toEqual({ kind: 'proceed', confirmationId: null });
       expect(s.lookups).toEqual([]);
       expect(s.asked).toEqual([]);
@@ -187,14 +182,7 @@ describe('DestructiveToolGate', () => {
 
     it('form: asks, naming the record and what the call changes', async () => {
       const s = setup({ policy: { mode: 'form', version: 2 } });
-      const decision = await s.gate.check(
-        update,
-        update.def.confirmation!,
-        change,
-        {},
-        ctx(),
-        caller,
-      );
+      const decision = await checkUpdate(s);
       expect(decision).toMatchObject({ kind: 'input_required', confirmationId: 'conf-new' });
       expect(s.lookups).toEqual([`GET /v1/portal-users/${USER_ID}`]);
       expect(s.asked[0]).toMatchObject({
@@ -222,18 +210,14 @@ describe('DestructiveToolGate', () => {
       const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
       try {
         const away = setup({ policy: new Error('Connection terminated unexpectedly') });
-        expect(
-          await away.gate.check(update, update.def.confirmation!, change, {}, ctx(), caller),
-        ).toMatchObject({
+        expect(await checkUpdate(away)).toMatchObject({
           kind: 'refused',
           envelope: {
             error: { code: 'SERVICE_UNAVAILABLE', details: { retry_after_seconds: 5 } },
           },
         });
         const broken = setup({ policy: new Error('relation does not exist') });
-        expect(
-          await broken.gate.check(update, update.def.confirmation!, change, {}, ctx(), caller),
-        ).toMatchObject({
+        expect(await checkUpdate(broken)).toMatchObject({
           kind: 'refused',
           envelope: { error: { code: 'confirmation_unavailable' } },
         });
