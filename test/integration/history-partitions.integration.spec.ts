@@ -231,6 +231,19 @@ describe('the partition maintainer', () => {
     );
     await insertCalls(run, org, callTimes);
     await insertAuditEvents(run, org, eventTimes);
+    // A tool called only 100 days ago (its day is dropped below), and one called then and today.
+    await run(
+      `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
+                                   status, is_error, duration_ms, request_id, created_at)
+       SELECT gen_random_uuid(), $1, gen_random_uuid(), gen_random_uuid(), tool, 'Claude', '2026-07-28',
+              '2026-07-28', 'ok', false, 1.5, 'req', t
+         FROM (VALUES ('aged_tool', $2::timestamptz), ('lasting_tool', $2::timestamptz), ('lasting_tool', $3::timestamptz)) AS c (tool, t)`,
+      [
+        org,
+        new Date(now.getTime() - 100 * DAY).toISOString(),
+        new Date(now.getTime() - 1000).toISOString(),
+      ],
+    );
 
     const drops: string[] = [];
     const report = await maintainPartitions(
@@ -247,7 +260,7 @@ describe('the partition maintainer', () => {
     expect(calls.oldestFrom!.getTime()).toBe(unitStart(new Date(cutoff), 'day').getTime());
     expect(drops).toEqual(report!.flatMap((r) => r.dropped.map((p) => `${r.table} ${p.name}`)));
     // Exactly the rows of the dropped days are gone; audit (unlimited) lost nothing.
-    const kept = callTimes.filter((t) => t.getTime() >= calls.oldestFrom!.getTime()).length;
+    const kept = callTimes.filter((t) => t.getTime() >= calls.oldestFrom!.getTime()).length + 1;
     expect(
       (
         await run(`SELECT count(*)::int AS n FROM mcp_tool_calls WHERE organization_id = $1`, [org])
@@ -259,6 +272,15 @@ describe('the partition maintainer', () => {
       )[0].n,
     ).toBe(120);
     expect(report!.find((r) => r.table === 'audit_events')!.dropped).toEqual([]);
+    // The list's filter values follow: a tool whose every call was dropped is no longer listed.
+    expect(
+      (
+        await run(
+          `SELECT value FROM mcp_tool_call_filter_values WHERE organization_id = $1 AND field = 'tool' ORDER BY value`,
+          [org],
+        )
+      ).map((r) => r.value),
+    ).toEqual(['lasting_tool', 'list_accounts']);
     // Confirmations: whole months before the cutoff only.
     for (const p of report!.find((r) => r.table === 'mcp_confirmations')!.dropped) {
       expect(p.to.getTime()).toBeLessThanOrEqual(cutoff);
@@ -316,6 +338,62 @@ describe('the partition maintainer', () => {
         // Once the first round is over, the lock is free again.
         expect(await maintainPartitions(runSqlOn(other), retention, new Date())).toBeDefined();
       } finally {
+        await other.end();
+      }
+    },
+  );
+
+  it(
+    'the filter values stay true beside concurrent writers and the retention’s delete',
+    // Two sessions at once; the embedded engine serialises them.
+    skipWhen(NEEDS_REAL_POSTGRES),
+    async () => {
+      const org = await seedOrganization(run);
+      const other = await connect(db.url);
+      const insertCall = (on: Client, tool: string, at: string) =>
+        on.query(
+          `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, client_name, era, protocol_version,
+                                       status, is_error, duration_ms, request_id, created_at)
+           VALUES (gen_random_uuid(), $1, gen_random_uuid(), gen_random_uuid(), $2, 'Claude', '2026-07-28',
+                   '2026-07-28', 'ok', false, 1.5, 'req', $3)`,
+          [org, tool, at],
+        );
+      const lastDay = async (tool: string) =>
+        (
+          await run(
+            `SELECT last_day FROM mcp_tool_call_filter_values WHERE organization_id = $1 AND field = 'tool' AND value = $2`,
+            [org, tool],
+          )
+        ).map((r) => (r.last_day instanceof Date ? r.last_day.toISOString() : String(r.last_day)));
+      const today = new Date();
+      const day = (offset: number) =>
+        new Date(unitStart(today, 'day').getTime() + offset * DAY + 3_600_000).toISOString();
+      await coverHistory(db.url, day(-5), day(1));
+      try {
+        // A new value in two transactions at once, the later day committed second: the later day wins.
+        await client.query('BEGIN');
+        await insertCall(client, 'new_tool', day(-1));
+        const second = insertCall(other, 'new_tool', day(0)); // waits for the first transaction's value
+        await delay(200);
+        await client.query('COMMIT');
+        await second;
+        expect(await lastDay('new_tool')).toEqual([unitStart(today, 'day').toISOString()]);
+
+        // The retention deletes a value whose calls aged out while a call of it is written now:
+        // the call waits for the delete and records its value again.
+        await insertCall(client, 'returning_tool', day(-3));
+        await client.query('BEGIN');
+        await client.query(
+          `DELETE FROM mcp_tool_call_filter_values WHERE organization_id = $1 AND value = $2`,
+          [org, 'returning_tool'],
+        );
+        const returning = insertCall(other, 'returning_tool', day(0));
+        await delay(200);
+        await client.query('COMMIT');
+        await returning;
+        expect(await lastDay('returning_tool')).toEqual([unitStart(today, 'day').toISOString()]);
+      } finally {
+        await client.query('ROLLBACK').catch(() => undefined);
         await other.end();
       }
     },

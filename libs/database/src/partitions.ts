@@ -174,6 +174,13 @@ export interface TableMaintenance extends TableCoverage {
   dropped: Partition[];
 }
 
+/**
+ * The call list's filter values (migration `ToolCallFilterValues1766100000000`, kept by a trigger)
+ * last seen before the oldest day left: none of their calls remains. A value seen again meanwhile
+ * has a newer day, which the DELETE re-checks on a row it had to wait for.
+ */
+const FORGET_AGED_FILTER_VALUES = `DELETE FROM mcp_tool_call_filter_values WHERE last_day < $1`;
+
 /** One advisory lock key for the maintenance of every history table (an arbitrary constant). */
 const MAINTENANCE_LOCK = 7_261_204_028;
 
@@ -216,6 +223,9 @@ export async function maintainPartitions(
         }
       }
       const left = await listPartitions(sql, spec);
+      if (spec.table === 'mcp_tool_calls' && dropped.length > 0 && left[0] !== undefined) {
+        await sql(FORGET_AGED_FILTER_VALUES, [left[0].from.toISOString()]);
+      }
       report.push({
         table: spec.table,
         created,

@@ -58,7 +58,8 @@ const COLUMNS = `id, tool, status, is_error, era, protocol_version, client_name,
  * equality. A person or a token has its own `(organization_id, <column>, created_at DESC, id DESC)`
  * index; tool, status and client are trailing key columns of `(organization_id, created_at DESC,
  * id DESC, tool, status, client_name)`, checked on the index entries (migration
- * `HistoryIndexes1765600000000`). An approval request's calls are few and recent: that filter is
+ * `HistoryIndexes1765600000000`), and bounded by the last day their value was seen
+ * ({@link seenUntil}), so a value the organisation never had reads nothing. An approval request's calls are few and recent: that filter is
  * checked on the rows the organisation's time index returns (no index of its own; bound it with
  * `since`, as the console's link from an approval does). Exported so the query-plan test EXPLAINs the real statement.
  */
@@ -74,9 +75,31 @@ export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
       equals('token_id', f.tokenId, '::uuid'),
       equals('client_name', f.clientName),
       equals('approval_id', f.approvalId, '::uuid'),
+      seenUntil(f.organizationId, 'tool', f.tool),
+      seenUntil(f.organizationId, 'status', f.status),
+      seenUntil(f.organizationId, 'client_name', f.clientName),
     ],
     window: f,
   });
+}
+
+/**
+ * No call of the organisation is later than the last day `value` was seen in `field`
+ * (`mcp_tool_call_filter_values`, kept by a trigger on every insert; migration
+ * `ToolCallFilterValues1766100000000`), and none at all has a value never seen: the bound spares a
+ * rare or absent value's page the walk of the organisation's whole history. A scalar subquery
+ * (one lookup by primary key, before the scans: an InitPlan), NULL when the value was never seen,
+ * and `created_at < NULL` holds for no row.
+ */
+function seenUntil(
+  organizationId: string,
+  field: 'tool' | 'status' | 'client_name',
+  value: string | undefined,
+): Condition | undefined {
+  if (value === undefined) return undefined;
+  return (bind) =>
+    `created_at < (SELECT last_day + interval '1 day' FROM mcp_tool_call_filter_values
+                    WHERE organization_id = ${bind(organizationId)}::uuid AND field = '${field}' AND value = ${bind(value)})`;
 }
 
 /** The filters of a per-minute series: the list's, over a bounded window. */

@@ -28,6 +28,7 @@ import { ToolCallApprovalId1765720000000 } from './1765720000000-tool-call-appro
 import { ApprovalDecidedVia1765810000000 } from './1765810000000-approval-decided-via.js';
 import { AuditEventSequence1765900000000 } from './1765900000000-audit-event-sequence.js';
 import { WriteToolPolicies1766000000000 } from './1766000000000-write-tool-policies.js';
+import { ToolCallFilterValues1766100000000 } from './1766100000000-tool-call-filter-values.js';
 
 /**
  * Every migration, in order. Raw SQL with exact `down`s; `synchronize` is never used.
@@ -64,4 +65,5 @@ export const MIGRATIONS = [
   ApprovalDecidedVia1765810000000,
   AuditEventSequence1765900000000,
   WriteToolPolicies1766000000000,
+  ToolCallFilterValues1766100000000,
 ];
