@@ -192,6 +192,43 @@ describe('what production loads', () => {
   });
 });
 
+const CONSOLE = join(ROOT, 'apps/admin-console/src');
+
+/**
+ * What the admin console's sources (`.ts`, `.tsx`) import from outside the console, as
+ * `console file → specifier` lines; `libs` lists the server files they reach.
+ */
+function consoleReach(dir: string): { outside: string[]; libs: string[] } {
+  const outside: string[] = [];
+  const libs: string[] = [];
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (!/\.tsx?$/.test(name)) continue;
+    const file = join(dir, name);
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+      if (spec.startsWith('@app/')) outside.push(`${name} → ${spec}`);
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
+      if (target.startsWith(dir + sep)) continue;
+      if (target.startsWith(LIBS + sep)) libs.push(target);
+      else outside.push(`${name} → ${spec}`);
+    }
+  }
+  return { outside, libs };
+}
+
+describe('the admin console (a browser bundle, docs/architecture.md)', () => {
+  it('takes from the server only declarations: files under libs that import nothing', () => {
+    const { outside, libs } = consoleReach(CONSOLE);
+    expect(outside).toEqual([]);
+    const importing = libs.filter((f) => specifiers(readFileSync(f, 'utf8')).length > 0);
+    expect(importing.map((f) => relative(ROOT, f))).toEqual([]);
+  });
+
+  it('the scan sees what the console takes from the server', () => {
+    expect(consoleReach(CONSOLE).libs).toContain(join(LIBS, 'audit-trail/src/audit-vocabulary.ts'));
+  });
+});
+
 /** docs/architecture.md's table owners: table → [the writing file, ...files that also read it]. */
 function declaredTableOwners(): Map<string, { owner: string; readers: string[] }> {
   const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');

@@ -1,32 +1,15 @@
+import type {
+  SessionMembershipView,
+  SessionView,
+} from '../../../libs/oauth-server/src/session-view.js';
 import { api, csrfToken, setSessionHeaders } from './api.js';
-
-/** One organisation the signed-in person belongs to (from `GET /session`). */
-export interface SessionMembership {
-  organization_id: string;
-  organization_slug: string;
-  organization_name: string;
-  role: string;
-  status: string;
-  permissions: string[];
-}
-
-interface SessionView {
-  person: {
-    user_id: string;
-    email: string;
-    name: string;
-    memberships: SessionMembership[];
-  } | null;
-  csrf_token: string;
-  sign_in_url: string;
-}
 
 /** The signed-in person, looking at one of their organisations. */
 export interface Session {
   person: { id: string; email: string; name: string };
   organization: { id: string; slug: string; name: string };
   membership: { role: string; status: string; permissions: string[] };
-  memberships: SessionMembership[];
+  memberships: SessionMembershipView[];
 }
 
 export type SessionState =
@@ -37,7 +20,7 @@ export type SessionState =
 const CHOSEN_ORGANIZATION = 'admin-console.organization';
 
 /** An active membership whose permissions reach a page of the console. */
-function useful(m: SessionMembership): boolean {
+function useful(m: SessionMembershipView): boolean {
   return (
     m.status === 'active' &&
     (m.permissions.includes('audit.read') || m.permissions.includes('admin'))

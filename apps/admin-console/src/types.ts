@@ -1,5 +1,9 @@
-/** The REST API's shapes as the console reads them (see `GET /v1/openapi.json`). */
+import type { ToolCallFields } from '../../../libs/mcp-history/src/tool-call-fields.js';
 
+/**
+ * The REST API's shapes as the console reads them (see `GET /v1/openapi.json`). Where the server
+ * declares a shape in a file that imports nothing, the console takes that declaration.
+ */
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
@@ -15,26 +19,8 @@ export interface Me {
   membership: { role: string; status: string; permissions: string[] };
 }
 
-export interface ToolCall {
-  id: string;
-  tool: string;
-  status: string;
-  is_error: boolean;
-  era: string;
-  protocol_version: string;
-  client_name: string | null;
-  user_id: string;
-  token_id: string;
-  duration_ms: number;
-  confirmation_id: string | null;
-  /** The approval request (policy `approval`) the call ran under or was refused for. */
-  approval_id: string | null;
-  request_id: string;
-  trace_id: string | null;
-  correlation_id: string | null;
-  arguments_digest: string | null;
-  created_at: string;
-}
+/** A call as `GET /v1/mcp/tool-calls` answers it: the server's own declaration of its fields. */
+export type ToolCall = ToolCallFields<string>;
 
 export interface Change {
   before: unknown;

@@ -1,3 +1,8 @@
+/*
+ * The audit trail's closed vocabularies. This file imports nothing: the admin console (a browser
+ * bundle, apps/admin-console) takes its resource types and channels from here as they are.
+ */
+
 /** Every action the audit trail records, `<resource>.<verb>`. Closed: a new write adds its action here. */
 export const AUDIT_ACTIONS = [
   'portal_user.created',

@@ -3,6 +3,7 @@ import { IsOptional, IsUUID } from 'class-validator';
 import { ERA_LABELS } from '@app/mcp-transport';
 import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
 import { OutNumber } from './out-number.decorator.js';
+import type { ToolCallFields } from './tool-call-fields.js';
 import { TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './tool-call-outcome.js';
 
 /** The eras a call is recorded under (the transport's labels). */
@@ -68,7 +69,7 @@ export class ListToolCallsQueryDto extends withToolCallFilters(TimeRangeQueryDto
   approval_id?: string;
 }
 
-export class ToolCallDto {
+export class ToolCallDto implements ToolCallFields<string> {
   @Out.uuid() id: string;
   @Out.string({ description: 'The tool name (`unknown` for a name not in the registry).' })
   tool: string;

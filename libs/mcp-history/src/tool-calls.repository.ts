@@ -9,27 +9,12 @@ import {
   type NewestFirstWindow,
   type SqlQuery,
 } from '@app/rest-contract';
+import type { ToolCallFields } from './tool-call-fields.js';
 import { outcomeSql } from './tool-call-outcome.js';
 
 /** A stored `mcp_tool_calls` row as the admin queries read it. */
-export interface StoredToolCall {
-  id: string;
-  tool: string;
-  status: string;
-  is_error: boolean;
+export interface StoredToolCall extends ToolCallFields<Date> {
   era: EraLabel;
-  protocol_version: string;
-  client_name: string | null;
-  user_id: string;
-  token_id: string;
-  duration_ms: number;
-  confirmation_id: string | null;
-  request_id: string;
-  trace_id: string | null;
-  correlation_id: string | null;
-  approval_id: string | null;
-  arguments_digest: string | null;
-  created_at: Date;
 }
 
 export interface ToolCallListRow extends StoredToolCall {

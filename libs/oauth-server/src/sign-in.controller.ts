@@ -16,6 +16,7 @@ import { AppConfig } from '@app/config';
 import { Public } from '@app/access-vocabulary';
 import { RequestContext } from '@app/identity';
 import { safeReturnPath } from './browser-secrets.js';
+import type { SessionView } from './session-view.js';
 import { HtmlPage, messagePage, signInLinkPage, signInPage } from './pages.js';
 import { PersonSessionService } from './person-session.service.js';
 import { SignInLinkService } from './sign-in-links.service.js';
@@ -185,7 +186,7 @@ export class SignInController {
   async session(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<{ person: SessionPersonView | null; csrf_token: string; sign_in_url: string }> {
+  ): Promise<SessionView> {
     const person = await this.sessions.currentPerson(request);
     return {
       person:
@@ -243,19 +244,4 @@ export class SignInController {
     await this.links.recordSignIn(result.userId, 'oidc', this.requestId);
     return seeOther(reply, result.returnTo);
   }
-}
-
-export interface SessionPersonView {
-  user_id: string;
-  email: string;
-  name: string;
-  session_expires_at: string;
-  memberships: {
-    organization_id: string;
-    organization_slug: string;
-    organization_name: string;
-    role: string;
-    status: string;
-    permissions: string[];
-  }[];
 }

@@ -1,7 +1,7 @@
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
-import { CHANNEL_LABELS, RESOURCE_TYPES } from '../audit-vocabulary.js';
+import { AUDIT_RESOURCE_TYPES, CHANNEL_LABELS } from '../audit-vocabulary.js';
 import { ChannelBadge } from '../components/badges.js';
 import { ChangesTable } from '../components/changes.js';
 import { PersonName, TokenName } from '../components/names.js';
@@ -64,7 +64,7 @@ export function AuditPage() {
           label="Resource"
           name="resource_type"
           value={q.resource_type}
-          options={RESOURCE_TYPES.map((r) => [r, r.replace('_', ' ')])}
+          options={AUDIT_RESOURCE_TYPES.map((r) => [r, r.replace('_', ' ')])}
           onChange={(resource_type) => setFilter({ resource_type })}
         />
         <FilterSelect
