@@ -6,7 +6,7 @@
 //
 // Per request it does what an equivalent production tool must: resolve the bearer token with the
 // same principal query our server uses (one indexed query), check scope and permission, read the
-// row with the same SQL, and answer the same result shape. On `/mcp` it has no rate limits, no call
+// row by the same index (organisation, id), and answer the same result. On `/mcp` it has no rate limits, no call
 // history, no log line and no metrics (our server has all four), so it does strictly less work than
 // A; `/mcp-limited` adds the two Postgres-backed rate limits (scenario E+rl), and with REDIS_URL
 // `/mcp-limited-redis` the same two budgets in Redis (scenario E+rl+redis).
@@ -37,25 +37,12 @@ const PRINCIPAL_SQL = `SELECT t.id AS token_id, t.kind, t.scopes, t.client_name,
    JOIN users u ON u.id = t.user_id
    LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = t.user_id
   WHERE t.secret_hash = $1`;
-const ROW_SQL = `SELECT id, organization_id, account_id, email, name, external_id, status, invitation_sent_at,
+// The portal user's DTO columns, in its order: JSON writes each timestamp as ISO 8601 text, as the
+// DTO does, so the row is answered as it comes (the text content and `structuredContent` alike).
+const ROW_SQL = `SELECT id, email, name, external_id, account_id, status, invitation_sent_at,
         invitation_expires_at, activated_at, deactivated_at, created_at, updated_at
    FROM portal_users WHERE organization_id = $1 AND id = $2`;
 
-const iso = (d) => (d === null ? null : d.toISOString());
-const toDto = (r) => ({
-  id: r.id,
-  email: r.email,
-  name: r.name,
-  external_id: r.external_id,
-  account_id: r.account_id,
-  status: r.status,
-  invitation_sent_at: iso(r.invitation_sent_at),
-  invitation_expires_at: iso(r.invitation_expires_at),
-  activated_at: iso(r.activated_at),
-  deactivated_at: iso(r.deactivated_at),
-  created_at: r.created_at.toISOString(),
-  updated_at: r.updated_at.toISOString(),
-});
 const toolResult = (value, isError = false) => ({
   content: [{ type: 'text', text: JSON.stringify(value) }],
   structuredContent: value,
@@ -85,7 +72,7 @@ const TOOLS = new Map([
       async handler(args, principal) {
         const { rows } = await db.query(ROW_SQL, [principal.organization_id, String(args.id)]);
         if (rows.length === 0) return envelope('NOT_FOUND', 'Portal user not found');
-        return toolResult(toDto(rows[0]));
+        return toolResult(rows[0]);
       },
     },
   ],
