@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
+import { DATE_TIME_PARTS } from '../../apps/admin-console/src/format.js';
 import { CHROMIUM_MISSING, launchChromium } from '../support/chromium.js';
 import { skipWhen } from '../support/skip.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,16 +25,8 @@ import { accountIdByName, createPortalUser } from '../support/confirmation-recor
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 const IMAGES = resolve(fileURLToPath(new URL('../../docs/images', import.meta.url)));
 const OWNER = 'olivia.owner@acme.test';
-/** The console's date format in this browser's locale and time zone (en-GB, UTC). */
-const CONSOLE_DATE = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  year: 'numeric',
-  month: 'short',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
+/** The console's full date, in this browser's locale and time zone (en-GB, UTC). */
+const CONSOLE_DATE = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', ...DATE_TIME_PARTS });
 
 describe('admin console in Chromium', { timeout: 120_000, ...skipWhen(CHROMIUM_MISSING) }, () => {
   let t: TestServer;

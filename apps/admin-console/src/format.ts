@@ -1,11 +1,13 @@
-const dateTime = new Intl.DateTimeFormat(undefined, {
+/** How the console writes a full date and time: in the browser's own locale and time zone. */
+export const DATE_TIME_PARTS: Intl.DateTimeFormatOptions = {
   year: 'numeric',
   month: 'short',
   day: '2-digit',
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',
-});
+};
+const dateTime = new Intl.DateTimeFormat(undefined, DATE_TIME_PARTS);
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
 /** `3 min ago`, for a timestamp within the last days; the full date otherwise. */
