@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { constraintErrorOf } from '@app/database';
+import { constraintErrorOf, organizationRow, type RowSource } from '@app/database';
 import { DomainError } from '@app/errors';
 import { contains, CURSOR_TIMESTAMP_SQL, newestFirstQuery } from '@app/rest-contract';
 
@@ -24,6 +24,7 @@ export interface AccountValues {
 
 const ROW_COLUMNS = 'id, organization_id, name, external_id, tax_id, created_at, updated_at';
 const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts`;
+const ACCOUNTS: RowSource = { table: 'accounts', columns: COLUMNS };
 
 /**
  * All SQL on `accounts` (and the one question it asks of `portal_users`: who still points at an
@@ -46,25 +47,13 @@ export class AccountsRepository {
     }
   }
 
-  async findById(organizationId: string, id: string): Promise<AccountRow | undefined> {
-    const rows = await this.ds.query<AccountRow[]>(
-      `SELECT ${COLUMNS} FROM accounts WHERE organization_id = $1 AND id = $2`,
-      [organizationId, id],
-    );
-    return rows[0];
+  findById(organizationId: string, id: string): Promise<AccountRow | undefined> {
+    return organizationRow(this.ds, ACCOUNTS, organizationId, id);
   }
 
   /** Reads and locks the row for the rest of the transaction. */
-  async lockById(
-    tx: EntityManager,
-    organizationId: string,
-    id: string,
-  ): Promise<AccountRow | undefined> {
-    const rows = await tx.query<AccountRow[]>(
-      `SELECT ${COLUMNS} FROM accounts WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
-      [organizationId, id],
-    );
-    return rows[0];
+  lockById(tx: EntityManager, organizationId: string, id: string): Promise<AccountRow | undefined> {
+    return organizationRow(tx, ACCOUNTS, organizationId, id, { lock: true });
   }
 
   async update(

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { firstRowAs } from '@app/database';
+import { camelCasedRows, firstRowAs, organizationRow, type RowSource } from '@app/database';
 import { listedAs, newestFirstQuery, type Condition, type Listed } from '@app/rest-contract';
 import type { Approval, ApprovalBinding, ApprovalStatus, DecidedVia, Decider } from './approval.js';
 
@@ -48,6 +48,15 @@ const COLUMNS = `id, organization_id, token_id, user_id, requester_name, request
   request_id, policy_version, expiry_seconds, status, created_at, expires_at, decided_at,
   decided_by, decided_by_name, decided_via, decided_token_name, reason, executed_at,
   executed_request_id, reported_at`;
+
+const toApproval: (r: ApprovalRow) => Approval = camelCasedRows(COLUMNS);
+
+const APPROVALS: RowSource = { table: 'mcp_approvals', columns: COLUMNS };
+/** With whether the request lapsed, by the database's clock. */
+const LAPSING_APPROVALS: RowSource = {
+  ...APPROVALS,
+  columns: `${COLUMNS}, expires_at <= now() AS lapsed`,
+};
 
 /** The row must still be bound to what the caller presents ($2…$6). */
 const BOUND = `organization_id = $2 AND token_id = $3 AND user_id = $4 AND tool = $5 AND arguments_digest = $6`;
@@ -241,21 +250,15 @@ export class ApprovalsRepository {
   /** The organisation's request `id`; undefined when there is none (or `id` is no uuid). */
   async findInOrganization(organizationId: string, id: string): Promise<Approval | undefined> {
     if (!UUID.test(id)) return undefined;
-    const rows = await this.ds.query<ApprovalRow[]>(
-      `SELECT ${COLUMNS} FROM mcp_approvals WHERE organization_id = $1 AND id = $2`,
-      [organizationId, id],
-    );
-    return firstRowAs(rows, toApproval);
+    const row = await organizationRow<ApprovalRow>(this.ds, APPROVALS, organizationId, id);
+    return row === undefined ? undefined : toApproval(row);
   }
 
   /** The tool of the organisation's request `id`; undefined when there is none. */
   async toolOf(organizationId: string, id: string): Promise<string | undefined> {
     if (!UUID.test(id)) return undefined;
-    const rows = await this.ds.query<Array<{ tool: string }>>(
-      `SELECT tool FROM mcp_approvals WHERE organization_id = $1 AND id = $2`,
-      [organizationId, id],
-    );
-    return rows[0]?.tool;
+    const source = { ...APPROVALS, columns: 'tool' };
+    return (await organizationRow<{ tool: string }>(this.ds, source, organizationId, id))?.tool;
   }
 
   /**
@@ -281,12 +284,14 @@ export class ApprovalsRepository {
     id: string,
   ): Promise<FoundApproval | undefined> {
     if (!UUID.test(id)) return undefined;
-    const rows = await tx.query<Array<ApprovalRow & { lapsed: boolean }>>(
-      `SELECT ${COLUMNS}, expires_at <= now() AS lapsed FROM mcp_approvals
-        WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
-      [organizationId, id],
+    const row = await organizationRow<ApprovalRow & { lapsed: boolean }>(
+      tx,
+      LAPSING_APPROVALS,
+      organizationId,
+      id,
+      { lock: true },
     );
-    return firstRowAs(rows, toLapsingApproval);
+    return row === undefined ? undefined : toLapsingApproval(row);
   }
 
   /**
@@ -344,38 +349,4 @@ function bindingParams(b: ApprovalBinding): string[] {
 
 function toLapsingApproval(r: ApprovalRow & { lapsed: boolean }): FoundApproval {
   return { approval: toApproval(r), lapsed: r.lapsed };
-}
-
-function toApproval(r: ApprovalRow): Approval {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    tokenId: r.token_id,
-    userId: r.user_id,
-    requesterName: r.requester_name,
-    requesterEmail: r.requester_email,
-    tool: r.tool,
-    argumentsDigest: r.arguments_digest,
-    arguments: r.arguments,
-    targetType: r.target_type,
-    targetId: r.target_id,
-    message: r.message,
-    clientName: r.client_name,
-    protocolVersion: r.protocol_version,
-    requestId: r.request_id,
-    policyVersion: r.policy_version,
-    expirySeconds: r.expiry_seconds,
-    status: r.status,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    decidedAt: r.decided_at,
-    decidedBy: r.decided_by,
-    decidedByName: r.decided_by_name,
-    decidedVia: r.decided_via,
-    decidedTokenName: r.decided_token_name,
-    reason: r.reason,
-    executedAt: r.executed_at,
-    executedRequestId: r.executed_request_id,
-    reportedAt: r.reported_at,
-  };
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { firstRowAs, returnedRow } from '@app/database';
+import { camelCasedRows, firstRowAs, returnedRow } from '@app/database';
 import type { ConfirmationMode, ConfirmationPolicy } from './confirmation-policy.js';
 
 interface PolicyRow {
@@ -15,6 +15,7 @@ interface PolicyRow {
 }
 
 const COLUMNS = `id, tool, mode, expiry_seconds, version, updated_at, updated_by`;
+const toPolicy: (r: PolicyRow) => ConfirmationPolicy = camelCasedRows(COLUMNS);
 
 /** The values a change sets; the version moves by one in the same statement. */
 export interface PolicyValues {
@@ -74,16 +75,4 @@ export class ConfirmationPoliciesRepository {
     );
     return toPolicy(returnedRow(rows));
   }
-}
-
-function toPolicy(r: PolicyRow): ConfirmationPolicy {
-  return {
-    id: r.id,
-    tool: r.tool,
-    mode: r.mode,
-    expirySeconds: r.expiry_seconds,
-    version: r.version,
-    updatedAt: r.updated_at,
-    updatedBy: r.updated_by,
-  };
 }

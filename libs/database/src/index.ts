@@ -20,6 +20,8 @@ export {
 } from './pg-errors.js';
 export { logSafeError } from './log-safe-error.js';
 export { escapeLike, firstRowAs, purgeExpiredRows, returnedRow } from './sql-text.js';
+export { organizationRow, type RowSource } from './organization-row.js';
+export { camelCasedRows, type CamelCase, type CamelCased } from './camel-cased.js';
 export {
   databaseTimeLeftMs,
   DatabaseDeadlineExceeded,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role } from '@app/access-vocabulary';
-import { firstRowAs, returnedRow } from '@app/database';
+import { camelCasedRows, firstRowAs, returnedRow } from '@app/database';
 import type { Membership } from './identity.types.js';
 
 interface MembershipRow {
@@ -40,6 +40,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const MEMBERSHIP_COLUMNS =
   'id, organization_id, user_id, role, status, permissions, created_at, updated_at';
+const toMembership: (r: MembershipRow) => Membership = camelCasedRows(MEMBERSHIP_COLUMNS);
 
 const MEMBER_COLUMNS = `m.user_id, u.email, u.name, m.role, m.status, m.permissions, m.created_at, m.updated_at,
   lower(u.email) AS sort_email`;
@@ -173,17 +174,4 @@ export class MembershipsRepository {
       [organizationId, userId, v.role, v.status, v.permissions],
     );
   }
-}
-
-function toMembership(r: MembershipRow): Membership {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    userId: r.user_id,
-    role: r.role,
-    status: r.status,
-    permissions: r.permissions,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
 }

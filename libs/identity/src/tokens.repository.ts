@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MembershipStatus, Permission, Role, Scope, TokenKind } from '@app/access-vocabulary';
-import { firstRowAs, returnedRow } from '@app/database';
+import {
+  camelCasedRows,
+  firstRowAs,
+  organizationRow,
+  returnedRow,
+  type RowSource,
+} from '@app/database';
 import { equals, listedAs, newestFirstQuery, type Listed } from '@app/rest-contract';
 import type { ApiToken } from './identity.types.js';
 
@@ -83,6 +89,8 @@ interface TokenRow {
 /** Every column but the secret hash, which no query hands out. */
 const COLUMNS = `id, organization_id, user_id, kind, name, client_name, token_prefix, scopes, expires_at,
   revoked_at, last_used_at, oauth_grant_id, oauth_client_id, audience, created_at`;
+const TOKENS: RowSource = { table: 'api_tokens', columns: COLUMNS };
+const toApiToken: (r: TokenRow) => ApiToken = camelCasedRows(COLUMNS);
 
 /**
  * All SQL about API tokens (`api_tokens`), personal and OAuth. The principal lookup is one indexed query (unique secret hash). `tx`: run inside
@@ -159,20 +167,14 @@ export class TokensRepository {
     id: string,
     tx?: EntityManager,
   ): Promise<ApiToken | undefined> {
-    const rows = await (tx ?? this.ds).query<TokenRow[]>(
-      `SELECT ${COLUMNS} FROM api_tokens WHERE organization_id = $1 AND id = $2`,
-      [organizationId, id],
-    );
-    return firstRowAs(rows, toApiToken);
+    const row = await organizationRow<TokenRow>(tx ?? this.ds, TOKENS, organizationId, id);
+    return row === undefined ? undefined : toApiToken(row);
   }
 
   /** The token, its row locked until `tx` ends. */
   async lock(tx: EntityManager, organizationId: string, id: string): Promise<ApiToken | undefined> {
-    const rows = await tx.query<TokenRow[]>(
-      `SELECT ${COLUMNS} FROM api_tokens WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
-      [organizationId, id],
-    );
-    return firstRowAs(rows, toApiToken);
+    const row = await organizationRow<TokenRow>(tx, TOKENS, organizationId, id, { lock: true });
+    return row === undefined ? undefined : toApiToken(row);
   }
 
   /** Conditional: only a live token is revoked; the row when this call revoked it. */
@@ -256,24 +258,4 @@ export class TokensRepository {
       [organizationId, [...ids]],
     );
   }
-}
-
-function toApiToken(r: TokenRow): ApiToken {
-  return {
-    id: r.id,
-    organizationId: r.organization_id,
-    userId: r.user_id,
-    kind: r.kind,
-    name: r.name,
-    clientName: r.client_name,
-    tokenPrefix: r.token_prefix,
-    scopes: r.scopes,
-    expiresAt: r.expires_at,
-    revokedAt: r.revoked_at,
-    lastUsedAt: r.last_used_at,
-    oauthGrantId: r.oauth_grant_id,
-    oauthClientId: r.oauth_client_id,
-    audience: r.audience,
-    createdAt: r.created_at,
-  };
 }

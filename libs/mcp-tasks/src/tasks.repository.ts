@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { firstRowAs, purgeExpiredRows, returnedRow } from '@app/database';
+import { camelCasedRows, firstRowAs, purgeExpiredRows, returnedRow } from '@app/database';
 import type { McpTask, NewTask, TaskError, TaskOwner, TaskStatus } from './task.js';
 
 interface TaskRow {
@@ -28,6 +28,7 @@ interface TaskRow {
 const COLUMNS = `id, organization_id, user_id, token_id, tool, arguments, approval_id, status,
   status_message, input_requests, input_responses, result, error, ttl_ms, poll_interval_ms,
   created_at, last_updated_at, expires_at`;
+const taskOfRow = camelCasedRows<TaskRow>(COLUMNS);
 
 /** Not terminal: a task that may still change. */
 const OPEN = `status IN ('working', 'input_required')`;
@@ -222,21 +223,7 @@ export class TasksRepository {
 
 function toTask(r: TaskRow): McpTask {
   return {
-    id: r.id,
-    organizationId: r.organization_id,
-    userId: r.user_id,
-    tokenId: r.token_id,
-    tool: r.tool,
-    arguments: r.arguments,
-    approvalId: r.approval_id,
-    status: r.status,
-    statusMessage: r.status_message,
-    inputRequests: r.input_requests,
-    inputResponses: r.input_responses,
-    result: r.result,
-    error: r.error,
-    ttlMs: r.ttl_ms,
-    pollIntervalMs: r.poll_interval_ms,
+    ...taskOfRow(r),
     createdAt: new Date(r.created_at),
     lastUpdatedAt: new Date(r.last_updated_at),
     expiresAt: new Date(r.expires_at),

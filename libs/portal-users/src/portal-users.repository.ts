@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { constraintErrorOf } from '@app/database';
+import { constraintErrorOf, organizationRow, type RowSource } from '@app/database';
 import { DomainError } from '@app/errors';
 import { contains, CURSOR_TIMESTAMP_SQL, equals, newestFirstQuery } from '@app/rest-contract';
 import type { PortalUserStatus } from './portal-user.dto.js';
@@ -41,6 +41,7 @@ export interface PortalUserFilter {
 const ROW_COLUMNS = `id, organization_id, account_id, email, name, external_id, status, invitation_sent_at,
   invitation_expires_at, activated_at, deactivated_at, created_at, updated_at`;
 const COLUMNS = `${ROW_COLUMNS}, ${CURSOR_TIMESTAMP_SQL('created_at')} AS cursor_ts`;
+const PORTAL_USERS: RowSource = { table: 'portal_users', columns: COLUMNS };
 
 /**
  * All SQL on `portal_users`. Uniqueness is the database's (named indexes), mapped here:
@@ -72,25 +73,17 @@ export class PortalUsersRepository {
     }
   }
 
-  async findById(organizationId: string, id: string): Promise<PortalUserRow | undefined> {
-    const rows = await this.ds.query<PortalUserRow[]>(
-      `SELECT ${COLUMNS} FROM portal_users WHERE organization_id = $1 AND id = $2`,
-      [organizationId, id],
-    );
-    return rows[0];
+  findById(organizationId: string, id: string): Promise<PortalUserRow | undefined> {
+    return organizationRow(this.ds, PORTAL_USERS, organizationId, id);
   }
 
   /** Reads and locks the row for the rest of the transaction. */
-  async lockById(
+  lockById(
     tx: EntityManager,
     organizationId: string,
     id: string,
   ): Promise<PortalUserRow | undefined> {
-    const rows = await tx.query<PortalUserRow[]>(
-      `SELECT ${COLUMNS} FROM portal_users WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
-      [organizationId, id],
-    );
-    return rows[0];
+    return organizationRow(tx, PORTAL_USERS, organizationId, id, { lock: true });
   }
 
   /** Changes the editable fields; `voidInvitation` also drops a pending invitation token. */
