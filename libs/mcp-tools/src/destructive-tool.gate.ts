@@ -1,4 +1,4 @@
-import { isJsonObject, unreachable } from '@app/common';
+import { isJsonObject } from '@app/common';
 import { isDatabaseUnavailable } from '@app/database';
 import { mapRestException } from '@app/errors';
 import { Injectable, Logger } from '@nestjs/common';
@@ -19,11 +19,9 @@ import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-trans
 import { inSpanAsync } from '@app/tracing';
 import { ApprovalGate } from './approval-gate.js';
 import {
+  afterRedemption,
   bindingOf,
-  declinedBy,
-  invalidRequestState,
   refused,
-  spent,
   SPAN_ASK,
   SPAN_REDEEM,
   type GateCall,
@@ -183,29 +181,13 @@ export class DestructiveToolGate {
   }
 
   private async afterRedeem(outcome: RedeemOutcome, call: GateCall): Promise<GateDecision> {
-    switch (outcome.kind) {
-      case 'tampered':
-        this.metrics.recordConfirmation('tampered');
-        throw invalidRequestState();
-      case 'expired':
-        this.metrics.recordConfirmation('expired');
-        return this.ask(call);
-      case 'superseded':
-        // Asked under another version of the policy: that answer decides nothing; ask under this one.
-        this.metrics.recordConfirmation('superseded');
-        return this.ask(call);
-      case 'pending':
-        // The answer was missing (or not a clear yes/no): ask the same question again.
-        return this.ask(call);
-      case 'declined':
-        this.metrics.recordConfirmation('declined');
-        return declinedBy('user', outcome.confirmationId);
-      case 'replayed':
-      case 'consumed':
-        return spent(this.metrics, outcome.kind, outcome.confirmationId);
-      default:
-        return unreachable(outcome);
-    }
+    // The answer was missing (or not a clear yes/no): ask the same question again.
+    if (outcome.kind === 'pending') return this.ask(call);
+    return afterRedemption(outcome, this.metrics, {
+      askAgain: () => this.ask(call),
+      decliner: 'user',
+      countDecline: true,
+    });
   }
 
   private async ask(call: GateCall): Promise<GateDecision> {

@@ -4,8 +4,10 @@ import {
   toEnvelope,
   type ErrorEnvelope,
 } from '@app/errors';
+import { unreachable } from '@app/common';
 import type { ConfirmationPolicy } from '@app/confirmation-policies';
 import type { CallerContext } from '@app/identity';
+import type { RedemptionOutcome } from '@app/mcp-confirmations';
 import type { MetricsService } from '@app/metrics';
 import { INVALID_PARAMS, McpError, type McpRequestContext } from '@app/mcp-transport';
 import type { CompiledTool } from './tool-catalog.js';
@@ -72,6 +74,42 @@ export function callOf({ tool, args, caller }: GateCall) {
 /** Who presents an answer, for which call, under which policy: what a ledger row is bound to. */
 export function bindingOf(call: GateCall) {
   return { ...callOf(call), policyVersion: call.policy.version, caller: call.caller };
+}
+
+/**
+ * What a redeemed answer decides, the same on the `form` and `verified` paths (what a `pending` one
+ * means differs: each path handles it before this): a `requestState` not this call's is a protocol
+ * error; a lapsed or superseded question decides nothing and `askAgain` asks this call's question
+ * under the policy in force; a decline refuses, naming `decliner`; a used confirmation runs once
+ * ({@link spent}). `countDecline`: whether this answer is the decline to count (a path whose
+ * decline was made, and counted, elsewhere says false).
+ */
+export async function afterRedemption(
+  outcome: RedemptionOutcome,
+  metrics: MetricsService,
+  on: {
+    askAgain: () => Promise<GateDecision>;
+    decliner: 'user' | 'person';
+    countDecline: boolean;
+  },
+): Promise<GateDecision> {
+  switch (outcome.kind) {
+    case 'tampered':
+      metrics.recordConfirmation('tampered');
+      throw invalidRequestState();
+    case 'expired':
+    case 'superseded':
+      metrics.recordConfirmation(outcome.kind);
+      return on.askAgain();
+    case 'declined':
+      if (on.countDecline) metrics.recordConfirmation('declined');
+      return declinedBy(on.decliner, outcome.confirmationId);
+    case 'replayed':
+    case 'consumed':
+      return spent(metrics, outcome.kind, outcome.confirmationId);
+    default:
+      return unreachable(outcome);
+  }
 }
 
 /** A `requestState` this call did not issue, or one altered on the way: a protocol error. */

@@ -12,9 +12,8 @@ import type { MetricsService } from '@app/metrics';
 import { INVALID_PARAMS, McpError, URL_ELICITATION_REQUIRED } from '@app/mcp-transport';
 import { inSpanAsync } from '@app/tracing';
 import {
+  afterRedemption,
   bindingOf,
-  declinedBy,
-  invalidRequestState,
   refused,
   spent,
   SPAN_ASK,
@@ -106,28 +105,17 @@ export class VerifiedGate {
       { 'mcp.confirmation.answer': declined ? 'decline' : 'open' },
       (redeemed) => ({ 'mcp.confirmation.outcome': redeemed.kind }),
     );
-    switch (outcome.kind) {
-      case 'tampered':
-        this.metrics.recordConfirmation('tampered');
-        throw invalidRequestState();
-      case 'expired':
-      case 'superseded': {
-        this.metrics.recordConfirmation(outcome.kind);
+    // Not decided on the page yet: the same question, the same page, the same state.
+    if (outcome.kind === 'pending') return inputRequiredUrl(outcome, state);
+    return afterRedemption(outcome, this.metrics, {
+      askAgain: async () => {
         const asked = await this.ask(call);
         return 'kind' in asked ? asked : inputRequiredUrl(asked, asked.requestState);
-      }
-      case 'pending':
-        // Not decided on the page yet: the same question, the same page, the same state.
-        return inputRequiredUrl(outcome, state);
-      case 'declined':
-        if (declined) this.metrics.recordConfirmation('declined');
-        return declinedBy('person', outcome.confirmationId);
-      case 'replayed':
-      case 'consumed':
-        return spent(this.metrics, outcome.kind, outcome.confirmationId);
-      default:
-        return unreachable(outcome);
-    }
+      },
+      decliner: 'person',
+      // A decline on the page was counted there; only the client's own is counted here.
+      countDecline: declined,
+    });
   }
 
   /** Reads the target, records a `verified` question; the question to send, or the refusal. */
