@@ -10,7 +10,13 @@ import {
 } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
-import { newestFirstPage, pageRequest, type Page, type Plain } from '@app/rest-contract';
+import {
+  newestFirstPage,
+  pageRequest,
+  responseFields,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
 import type {
   AccountDto,
   CreateAccountDto,
@@ -129,12 +135,5 @@ function notFound(): DomainError {
 }
 
 function toAccountDto(r: AccountRow): Plain<AccountDto> {
-  return {
-    id: r.id,
-    name: r.name,
-    external_id: r.external_id,
-    tax_id: r.tax_id,
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-  };
+  return responseFields(r, ['id', 'name', 'external_id', 'tax_id', 'created_at', 'updated_at']);
 }

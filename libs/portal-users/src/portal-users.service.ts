@@ -12,7 +12,13 @@ import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext } from '@app/identity';
 import { MAIL_TRANSPORT, type MailTransport } from '@app/mail';
-import { newestFirstPage, pageRequest, type Page, type Plain } from '@app/rest-contract';
+import {
+  newestFirstPage,
+  pageRequest,
+  responseFields,
+  type Page,
+  type Plain,
+} from '@app/rest-contract';
 import {
   hashInvitationToken,
   INVITATION_TTL_MS,
@@ -351,23 +357,22 @@ function invitationNotFound(): DomainError {
   return new DomainError('NOT_FOUND', 'Invitation not found, already used or expired');
 }
 
-function iso(d: Date | null): string | null {
-  return d === null ? null : d.toISOString();
-}
+/** The response fields, in the order the JSON shows them. */
+const RESPONSE_FIELDS = [
+  'id',
+  'email',
+  'name',
+  'external_id',
+  'account_id',
+  'status',
+  'invitation_sent_at',
+  'invitation_expires_at',
+  'activated_at',
+  'deactivated_at',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof PortalUserDto>;
 
 function toPortalUserDto(r: PortalUserRow): Plain<PortalUserDto> {
-  return {
-    id: r.id,
-    email: r.email,
-    name: r.name,
-    external_id: r.external_id,
-    account_id: r.account_id,
-    status: r.status,
-    invitation_sent_at: iso(r.invitation_sent_at),
-    invitation_expires_at: iso(r.invitation_expires_at),
-    activated_at: iso(r.activated_at),
-    deactivated_at: iso(r.deactivated_at),
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-  };
+  return responseFields(r, RESPONSE_FIELDS);
 }

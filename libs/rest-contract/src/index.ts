@@ -41,3 +41,4 @@ export {
   type NewestFirstWindow,
   type SqlQuery,
 } from './newest-first-query.js';
+export { responseFields, type ResponseValue } from './response-fields.js';
