@@ -259,7 +259,8 @@ function sqlNaming(table: string): { writers: string[]; readers: string[] } {
   const writes = new RegExp(
     `(?:INSERT INTO|UPDATE|DELETE FROM)\\s+${table}\\b|tableName: '${table}'`,
   );
-  const reads = new RegExp(`(?:FROM|JOIN)\\s+${table}\\b`);
+  // A `RowSource` (`{ table: 'accounts', … }`, database/organization-row) is its file's read.
+  const reads = new RegExp(`(?:FROM|JOIN)\\s+${table}\\b|RowSource = \\{ table: '${table}'`);
   const writers: string[] = [];
   const readers: string[] = [];
   for (const file of sourceFiles(LIBS)) {
