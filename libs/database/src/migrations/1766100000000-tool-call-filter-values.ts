@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { listPartitions, PARTITIONED_TABLES, type RunSql } from '../partitions.js';
 
 /**
  * Records each (organisation, field, value) of `rows` with the last UTC day it has: a new value is
@@ -51,7 +52,9 @@ function noteValuesOf(rows: string): string {
  *
  * No transaction (`transaction = false`): the trigger is created first (a brief lock on the
  * parent; inserts after it keep the table), then the existing calls are summarised while inserts
- * go on (one aggregate over the history: about 10 s per 10 million calls on the bench machine).
+ * go on, one partition (a day) per statement, newest first (docs/operations.md has its timing).
+ * Rows go into `mcp_tool_calls` through the parent only (no code names a partition): a
+ * statement-level trigger of the parent does not fire for an insert into a partition itself.
  */
 export class ToolCallFilterValues1766100000000 implements MigrationInterface {
   name = 'ToolCallFilterValues1766100000000';
@@ -80,7 +83,13 @@ export class ToolCallFilterValues1766100000000 implements MigrationInterface {
       CREATE TRIGGER tr_mcp_tool_calls_filter_values
         AFTER INSERT ON mcp_tool_calls REFERENCING NEW TABLE AS added
         FOR EACH STATEMENT EXECUTE FUNCTION note_tool_call_filter_values()`);
-    await q.query(noteValuesOf('mcp_tool_calls'));
+    // One partition (a day of calls) per statement: an insert meeting a value this statement has
+    // just written waits for its commit, a fraction of a second, not for the whole history.
+    const sql: RunSql = (text, params) => q.query(text, params);
+    const calls = PARTITIONED_TABLES.find((t) => t.table === 'mcp_tool_calls')!;
+    for (const partition of (await listPartitions(sql, calls)).toReversed()) {
+      await q.query(noteValuesOf(partition.name));
+    }
   }
 
   async down(q: QueryRunner): Promise<void> {
