@@ -63,7 +63,6 @@ function isAllowed<T extends string>(value: string, allowed: ReadonlySet<T>): va
   return values.has(value);
 }
 
-/** Protocol era of an MCP request. `unknown` when it could not be told (e.g. an unparseable body). */
 /** The transport's era labels, and `unknown` for a body that is not one JSON-RPC message. */
 export const MCP_ERAS = [...ERA_LABELS, 'unknown'] as const;
 export type McpEra = (typeof MCP_ERAS)[number];

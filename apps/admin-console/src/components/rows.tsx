@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, HTMLAttributes } from 'preact';
 import type { ApiError } from '../api.js';
 import { Loading } from './states.js';
 
@@ -33,6 +33,50 @@ export function RowsTable(props: {
         <tbody>{props.children}</tbody>
       </table>
     </div>
+  );
+}
+
+/** A column of a {@link ListTable}: its heading, and what each row shows in it. */
+export interface ListColumn<T> {
+  label: string;
+  /** Its name on a narrow screen, where each row is a card (the heading by default). */
+  cardLabel?: string;
+  /** The heading for screen readers only (e.g. a column of buttons): no name on the card. */
+  hidden?: boolean;
+  /** On the heading and on each cell (e.g. `num`: right-aligned figures). */
+  class?: string;
+  cell: (row: T) => ComponentChildren;
+}
+
+/** A column's `data-label`: its name on a narrow screen, none for a hidden heading. */
+export function cardLabelOf(column: Omit<ListColumn<never>, 'cell'>): string {
+  return column.hidden ? '' : (column.cardLabel ?? column.label);
+}
+
+/**
+ * A {@link RowsTable} of `rows`, each column declared once: its heading is also each cell's
+ * `data-label`, the name it has on a narrow screen.
+ */
+export function ListTable<T>(props: {
+  columns: ReadonlyArray<ListColumn<T>>;
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  class?: string;
+  /** A row's own attributes (e.g. clickable). */
+  rowProps?: (row: T) => HTMLAttributes<HTMLTableRowElement>;
+}) {
+  return (
+    <RowsTable columns={[...props.columns]} class={props.class}>
+      {props.rows.map((row) => (
+        <tr key={props.rowKey(row)} {...props.rowProps?.(row)}>
+          {props.columns.map((c) => (
+            <td key={c.label} data-label={cardLabelOf(c)} class={c.class}>
+              {c.cell(row)}
+            </td>
+          ))}
+        </tr>
+      ))}
+    </RowsTable>
   );
 }
 

@@ -7,7 +7,7 @@ import { PersonName, useDirectory } from '../components/names.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
 import { FilterSelect } from '../components/filter-select.js';
-import { LoadedRows, RowsTable, type Column } from '../components/rows.js';
+import { ListTable, LoadedRows, type ListColumn } from '../components/rows.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { duration, isoToLocalInput, localInputToIso, shortId } from '../format.js';
 import type { Facets, MinuteBucket, Page, ToolCall } from '../types.js';
@@ -182,59 +182,43 @@ function FacetSelect(props: {
   return <FilterSelect {...props} options={options} />;
 }
 
-const CALL_COLUMNS: Column[] = [
-  'When',
-  'Tool',
-  'Outcome',
-  'Person',
-  'Client',
-  { label: 'Duration', class: 'num' },
-  'Era',
+const CALL_COLUMNS: ReadonlyArray<ListColumn<ToolCallRow>> = [
+  { label: 'When', cell: (c) => <Ago iso={c.created_at} /> },
+  {
+    label: 'Tool',
+    cell: (c) => (
+      <>
+        <a href={`/admin/calls/${c.id}`}>{c.tool}</a>
+        {c.confirmation_id ? <ConfirmationBadge call={c} /> : null}
+      </>
+    ),
+  },
+  { label: 'Outcome', cell: (c) => <OutcomeBadge outcome={c.outcome} status={c.status} /> },
+  { label: 'Person', cell: (c) => <PersonName id={c.user_id} /> },
+  { label: 'Client', cell: (c) => c.client_name ?? <span class="muted">—</span> },
+  { label: 'Duration', class: 'num', cell: (c) => duration(c.duration_ms) },
+  { label: 'Era', cell: (c) => c.era },
 ];
 
 function CallsTable(props: { rows: readonly ToolCallRow[] }) {
   const { route } = useLocation();
   useDirectory();
   return (
-    <RowsTable columns={CALL_COLUMNS}>
-      {props.rows.map((c) => (
-        <tr
-          key={c.id}
-          class="clickable"
-          onClick={(e) => {
-            if (!(e.target instanceof Element) || e.target.closest('a') === null)
-              route(`/admin/calls/${c.id}`);
-          }}
-        >
-          <td data-label="When">
-            <Ago iso={c.created_at} />
-          </td>
-          <td data-label="Tool">
-            <a href={`/admin/calls/${c.id}`}>{c.tool}</a>
-            {c.confirmation_id ? <ConfirmationBadge call={c} /> : null}
-          </td>
-          <td data-label="Outcome">
-            <OutcomeBadge outcome={c.outcome} status={c.status} />
-          </td>
-          <td data-label="Person">
-            <PersonName id={c.user_id} />
-          </td>
-          <td data-label="Client">{c.client_name ?? <span class="muted">—</span>}</td>
-          <td data-label="Duration" class="num">
-            {duration(c.duration_ms)}
-          </td>
-          <td data-label="Era">{c.era}</td>
-        </tr>
-      ))}
-    </RowsTable>
+    <ListTable
+      columns={CALL_COLUMNS}
+      rows={props.rows}
+      rowKey={(c) => c.id}
+      rowProps={(c) => ({
+        class: 'clickable',
+        onClick: (e) => {
+          if (!(e.target instanceof Element) || e.target.closest('a') === null)
+            route(`/admin/calls/${c.id}`);
+        },
+      })}
+    />
   );
 }
 
-/**
- * Where a call stands in its confirmation: the call that asked and the retry that ran (or was
- * declined) are two rows; both link to the same confirmation, named by the same short reference,
- * so the pair reads as one.
- */
 function ConfirmationBadge(props: { call: ToolCallRow }) {
   const { call } = props;
   const id = call.confirmation_id ?? '';

@@ -3,7 +3,7 @@ import { api, ApiError } from '../api.js';
 import { StatusBadge } from '../components/badges.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Pager, useCursorPages } from '../components/pager.js';
-import { LoadedRows, RowsTable } from '../components/rows.js';
+import { ListTable, LoadedRows, type ListColumn } from '../components/rows.js';
 import { ErrorNote } from '../components/states.js';
 import { Ago } from '../components/time.js';
 import type { ApprovalRequest, Page, ToolCall } from '../types.js';
@@ -164,30 +164,7 @@ export function ApprovalsPage(props: { me: string }) {
       {history.data === undefined ? null : decided.length === 0 ? (
         <p class="empty">No request has been decided yet.</p>
       ) : (
-        <RowsTable columns={['Asked', 'Tool', 'Requested by', 'Status', 'Decided by', 'Reason']}>
-          {decided.map((r) => (
-            <tr key={r.id}>
-              <td data-label="Asked">
-                <Ago iso={r.created_at} />
-              </td>
-              <td data-label="Tool">
-                <code>{r.tool}</code>
-                <div class="muted small">{r.message}</div>
-              </td>
-              <td data-label="Requested by">{r.requester_name}</td>
-              <td data-label="Status">
-                <StatusBadge status={r.status} />
-                {r.executed_at ? (
-                  <div class="muted small">
-                    ran <Ago iso={r.executed_at} /> <CallsLink request={r} />
-                  </div>
-                ) : null}
-              </td>
-              <td data-label="Decided by">{r.decided_by_name ?? <span class="muted">—</span>}</td>
-              <td data-label="Reason">{r.reason ?? <span class="muted">—</span>}</td>
-            </tr>
-          ))}
-        </RowsTable>
+        <ListTable columns={DECIDED_COLUMNS} rows={decided} rowKey={(r) => r.id} />
       )}
       <Pager {...pages.pager(history.data?.next_cursor)} />
       <ConfirmDialog
@@ -240,3 +217,32 @@ function CallsLink(props: { request: ApprovalRequest }) {
     </a>
   );
 }
+
+const DECIDED_COLUMNS: ReadonlyArray<ListColumn<ApprovalRequest>> = [
+  { label: 'Asked', cell: (r) => <Ago iso={r.created_at} /> },
+  {
+    label: 'Tool',
+    cell: (r) => (
+      <>
+        <code>{r.tool}</code>
+        <div class="muted small">{r.message}</div>
+      </>
+    ),
+  },
+  { label: 'Requested by', cell: (r) => r.requester_name },
+  {
+    label: 'Status',
+    cell: (r) => (
+      <>
+        <StatusBadge status={r.status} />
+        {r.executed_at ? (
+          <div class="muted small">
+            ran <Ago iso={r.executed_at} /> <CallsLink request={r} />
+          </div>
+        ) : null}
+      </>
+    ),
+  },
+  { label: 'Decided by', cell: (r) => r.decided_by_name ?? <span class="muted">—</span> },
+  { label: 'Reason', cell: (r) => r.reason ?? <span class="muted">—</span> },
+];

@@ -8,7 +8,7 @@ import { PersonName, TokenName } from '../components/names.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
 import { FilterSelect } from '../components/filter-select.js';
-import { LoadedRows, RowsTable } from '../components/rows.js';
+import { ListTable, LoadedRows, type ListColumn } from '../components/rows.js';
 import { ErrorNote } from '../components/states.js';
 
 import type { AuditEvent, Page } from '../types.js';
@@ -88,54 +88,55 @@ export function AuditPage() {
         empty="No audit events match."
       >
         {(rows) => (
-          <RowsTable
-            class="audit"
-            columns={['When', 'Channel', 'Action', 'Resource', 'Who', 'Token / client', 'Changes']}
-          >
-            {rows.map((e) => (
-              <tr key={e.id}>
-                <td data-label="When">
-                  <Ago iso={e.occurred_at} />
-                </td>
-                <td data-label="Channel">
-                  <ChannelBadge channel={e.channel} />
-                </td>
-                <td data-label="Action">
-                  <code>{e.action}</code>
-                </td>
-                <td data-label="Resource">
-                  <a
-                    href={withQuery(path, {
-                      resource_type: e.resource_type,
-                      resource_id: e.resource_id,
-                    })}
-                    title="Only this resource's history"
-                  >
-                    <ResourceLabel event={e} />
-                  </a>
-                </td>
-                <td data-label="Who">
-                  <PersonName id={e.actor_user_id} name={e.actor_name} email={e.actor_email} />
-                </td>
-                <td data-label="Token / client">
-                  <TokenName id={e.token_id} name={e.token_name} kind={e.token_kind} />
-                  {e.client_name ? <div class="muted small">{e.client_name}</div> : null}
-                </td>
-                <td data-label="Changes">
-                  <details>
-                    <summary>
-                      {Object.keys(e.changes).length} field
-                      {Object.keys(e.changes).length === 1 ? '' : 's'}
-                    </summary>
-                    <ChangesTable changes={e.changes} />
-                  </details>
-                </td>
-              </tr>
-            ))}
-          </RowsTable>
+          <ListTable class="audit" columns={auditColumns(path)} rows={rows} rowKey={(e) => e.id} />
         )}
       </LoadedRows>
       <Pager {...pages.pager(list.data?.next_cursor)} />
     </section>
   );
+}
+
+/** The audit list's columns; `path` is the page's, for the link to one resource's history. */
+function auditColumns(path: string): ReadonlyArray<ListColumn<AuditEvent>> {
+  return [
+    { label: 'When', cell: (e) => <Ago iso={e.occurred_at} /> },
+    { label: 'Channel', cell: (e) => <ChannelBadge channel={e.channel} /> },
+    { label: 'Action', cell: (e) => <code>{e.action}</code> },
+    {
+      label: 'Resource',
+      cell: (e) => (
+        <a
+          href={withQuery(path, { resource_type: e.resource_type, resource_id: e.resource_id })}
+          title="Only this resource's history"
+        >
+          <ResourceLabel event={e} />
+        </a>
+      ),
+    },
+    {
+      label: 'Who',
+      cell: (e) => <PersonName id={e.actor_user_id} name={e.actor_name} email={e.actor_email} />,
+    },
+    {
+      label: 'Token / client',
+      cell: (e) => (
+        <>
+          <TokenName id={e.token_id} name={e.token_name} kind={e.token_kind} />
+          {e.client_name ? <div class="muted small">{e.client_name}</div> : null}
+        </>
+      ),
+    },
+    {
+      label: 'Changes',
+      cell: (e) => (
+        <details>
+          <summary>
+            {Object.keys(e.changes).length} field
+            {Object.keys(e.changes).length === 1 ? '' : 's'}
+          </summary>
+          <ChangesTable changes={e.changes} />
+        </details>
+      ),
+    },
+  ];
 }

@@ -5,7 +5,7 @@ import { OutcomeBadge, StatusBadge } from '../components/badges.js';
 import { PersonName } from '../components/names.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
-import { LoadedRows, RowsTable } from '../components/rows.js';
+import { ListTable, LoadedRows, type ListColumn } from '../components/rows.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { ago, fullTime } from '../format.js';
 import type { Confirmation, ConfirmationDetail, Page } from '../types.js';
@@ -54,34 +54,7 @@ export function ConfirmationsPage() {
         what="confirmations"
         empty={<>No confirmations{status ? ` ${status}` : ''}.</>}
       >
-        {(rows) => (
-          <RowsTable
-            columns={['Asked', 'Status', 'Question shown to the person', 'Person', 'Answered']}
-          >
-            {rows.map((c) => (
-              <tr key={c.id}>
-                <td data-label="Asked">
-                  <Ago iso={c.created_at} />
-                </td>
-                <td data-label="Status">
-                  <StatusBadge status={c.status} />
-                </td>
-                <td data-label="Question">
-                  <a href={`/admin/confirmations/${c.id}`}>{c.message}</a>
-                  <div class="muted small">
-                    {c.tool} · {c.client_name ?? 'unnamed client'}
-                  </div>
-                </td>
-                <td data-label="Person">
-                  <PersonName id={c.user_id} />
-                </td>
-                <td data-label="Answered">
-                  {c.decided_at ? ago(c.decided_at) : <span class="muted">—</span>}
-                </td>
-              </tr>
-            ))}
-          </RowsTable>
-        )}
+        {(rows) => <ListTable columns={CONFIRMATION_COLUMNS} rows={rows} rowKey={(c) => c.id} />}
       </LoadedRows>
       <Pager {...pages.pager(list.data?.next_cursor)} />
     </section>
@@ -166,3 +139,25 @@ export function ConfirmationPage(props: { id: string }) {
     </section>
   );
 }
+
+const CONFIRMATION_COLUMNS: ReadonlyArray<ListColumn<Confirmation>> = [
+  { label: 'Asked', cell: (c) => <Ago iso={c.created_at} /> },
+  { label: 'Status', cell: (c) => <StatusBadge status={c.status} /> },
+  {
+    label: 'Question shown to the person',
+    cardLabel: 'Question',
+    cell: (c) => (
+      <>
+        <a href={`/admin/confirmations/${c.id}`}>{c.message}</a>
+        <div class="muted small">
+          {c.tool} · {c.client_name ?? 'unnamed client'}
+        </div>
+      </>
+    ),
+  },
+  { label: 'Person', cell: (c) => <PersonName id={c.user_id} /> },
+  {
+    label: 'Answered',
+    cell: (c) => (c.decided_at ? ago(c.decided_at) : <span class="muted">—</span>),
+  },
+];

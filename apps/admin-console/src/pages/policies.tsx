@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.js';
 import { PersonName } from '../components/names.js';
-import { LoadedRows, RowsTable } from '../components/rows.js';
+import { cardLabelOf, LoadedRows, RowsTable } from '../components/rows.js';
 import { ErrorNote } from '../components/states.js';
 import { Ago } from '../components/time.js';
 import type { ConfirmationPolicy } from '../types.js';
@@ -83,15 +83,7 @@ export function PoliciesPage() {
         empty="No tool asks before it runs."
       >
         {(rows) => (
-          <RowsTable
-            columns={[
-              'Tool',
-              'Who decides',
-              'Open for (minutes)',
-              'Changed',
-              { label: 'Actions', hidden: true },
-            ]}
-          >
+          <RowsTable columns={Object.values(POLICY_COLUMNS)}>
             {rows.map((p) => (
               <PolicyRow
                 key={`${p.tool}:${p.version}`}
@@ -108,6 +100,15 @@ export function PoliciesPage() {
     </section>
   );
 }
+
+/** The list's columns; each row is a form of its own ({@link PolicyRow}), its cells named by them. */
+const POLICY_COLUMNS = {
+  tool: { label: 'Tool' },
+  mode: { label: 'Who decides' },
+  ttl: { label: 'Open for (minutes)', cardLabel: 'Open for' },
+  changed: { label: 'Changed' },
+  actions: { label: 'Actions', hidden: true },
+};
 
 function PolicyRow(props: {
   policy: ConfirmationPolicy;
@@ -140,13 +141,13 @@ function PolicyRow(props: {
 
   return (
     <tr>
-      <td data-label="Tool">
+      <td data-label={cardLabelOf(POLICY_COLUMNS.tool)}>
         <strong>{p.title}</strong>
         <div class="muted small">
           <code>{p.tool}</code>
         </div>
       </td>
-      <td data-label="Who decides">
+      <td data-label={cardLabelOf(POLICY_COLUMNS.mode)}>
         <select
           name={`mode-${p.tool}`}
           aria-label={`Who decides ${p.tool}`}
@@ -161,7 +162,7 @@ function PolicyRow(props: {
           ))}
         </select>
       </td>
-      <td data-label="Open for">
+      <td data-label={cardLabelOf(POLICY_COLUMNS.ttl)}>
         <input
           type="number"
           name={`expiry-${p.tool}`}
@@ -175,7 +176,7 @@ function PolicyRow(props: {
         />
         {valid ? null : <div class="error small">1 minute to 7 days</div>}
       </td>
-      <td data-label="Changed">
+      <td data-label={cardLabelOf(POLICY_COLUMNS.changed)}>
         {p.updated_at === null ? (
           <span class="muted">never (default)</span>
         ) : (
@@ -190,7 +191,7 @@ function PolicyRow(props: {
           </p>
         ) : null}
       </td>
-      <td data-label="">
+      <td data-label={cardLabelOf(POLICY_COLUMNS.actions)}>
         <button
           type="button"
           disabled={!changed || !valid || busy}

@@ -4,7 +4,7 @@ import { StatusBadge } from '../components/badges.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Ago } from '../components/time.js';
-import { RowsTable } from '../components/rows.js';
+import { ListTable, type ListColumn } from '../components/rows.js';
 import { ErrorNote, Loading } from '../components/states.js';
 import { useDirectory } from '../components/names.js';
 import { ago, shortId } from '../format.js';
@@ -132,49 +132,41 @@ function TokenTable(props: {
   onRevoke: (t: Token) => void;
 }) {
   if (props.rows.length === 0) return <p class="empty">{props.empty}</p>;
-  return (
-    <RowsTable
-      columns={[
-        'Name',
-        'Person',
-        'Scopes',
-        'Last used',
-        'Status',
-        { label: 'Actions', hidden: true },
-      ]}
-    >
-      {props.rows.map((t) => (
-        <tr key={t.id}>
-          <td data-label="Name">
-            <strong>{t.client_name ?? t.name}</strong>
-            <div class="muted small">
-              <code>{t.token_prefix}…</code> · created {ago(t.created_at)}
-            </div>
-          </td>
-          <td data-label="Person">{props.owner(t)}</td>
-          <td data-label="Scopes" class="small">
-            {t.scopes.join(', ')}
-          </td>
-          <td data-label="Last used">
-            {t.last_used_at ? <Ago iso={t.last_used_at} /> : <span class="muted">never</span>}
-          </td>
-          <td data-label="Status">
-            <StatusBadge status={t.status} />
-          </td>
-          <td data-label="">
-            {t.status === 'active' ? (
-              <button
-                type="button"
-                class="danger"
-                onClick={() => props.onRevoke(t)}
-                aria-label={`Revoke ${t.client_name ?? t.name}`}
-              >
-                Revoke
-              </button>
-            ) : null}
-          </td>
-        </tr>
-      ))}
-    </RowsTable>
-  );
+  const columns: ReadonlyArray<ListColumn<Token>> = [
+    {
+      label: 'Name',
+      cell: (t) => (
+        <>
+          <strong>{t.client_name ?? t.name}</strong>
+          <div class="muted small">
+            <code>{t.token_prefix}…</code> · created {ago(t.created_at)}
+          </div>
+        </>
+      ),
+    },
+    { label: 'Person', cell: (t) => props.owner(t) },
+    { label: 'Scopes', cell: (t) => <span class="small">{t.scopes.join(', ')}</span> },
+    {
+      label: 'Last used',
+      cell: (t) =>
+        t.last_used_at ? <Ago iso={t.last_used_at} /> : <span class="muted">never</span>,
+    },
+    { label: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
+    {
+      label: 'Actions',
+      hidden: true,
+      cell: (t) =>
+        t.status === 'active' ? (
+          <button
+            type="button"
+            class="danger"
+            onClick={() => props.onRevoke(t)}
+            aria-label={`Revoke ${t.client_name ?? t.name}`}
+          >
+            Revoke
+          </button>
+        ) : null,
+    },
+  ];
+  return <ListTable columns={columns} rows={props.rows} rowKey={(t) => t.id} />;
 }
