@@ -176,10 +176,19 @@ export interface TableMaintenance extends TableCoverage {
 
 /**
  * The call list's filter values (migration `ToolCallFilterValues1766100000000`, kept by a trigger)
- * last seen before the oldest day left: none of their calls remains. A value seen again meanwhile
- * has a newer day, which the DELETE re-checks on a row it had to wait for.
+ * last seen before the oldest day left: none of their calls remains. Locked first in the order the
+ * trigger takes them (organisation, field, value), so the two never wait on each other the other
+ * way round; a value seen again meanwhile has a newer day, re-checked on a row that had to be
+ * waited for, and stays.
  */
-const FORGET_AGED_FILTER_VALUES = `DELETE FROM mcp_tool_call_filter_values WHERE last_day < $1`;
+const FORGET_AGED_FILTER_VALUES = `
+  DELETE FROM mcp_tool_call_filter_values f
+   USING (SELECT organization_id, field, value FROM mcp_tool_call_filter_values
+           WHERE last_day < $1
+           ORDER BY organization_id, field, value
+             FOR UPDATE) aged
+   WHERE f.organization_id = aged.organization_id AND f.field = aged.field AND f.value = aged.value
+     AND f.last_day < $1`;
 
 /** One advisory lock key for the maintenance of every history table (an arbitrary constant). */
 const MAINTENANCE_LOCK = 7_261_204_028;
