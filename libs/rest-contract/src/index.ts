@@ -28,17 +28,5 @@ export type { Plain } from './plain.js';
 export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
 export { assertTimeRange, TimeRangeQueryDto, untilNotAfterSince } from './time-range-query.dto.js';
 export { ACCESS_EXTENSION, ENDPOINT_CONTRACT, Endpoint } from './endpoint.decorator.js';
-export {
-  contains,
-  equals,
-  listedAs,
-  listedPage,
-  newestFirstPage,
-  newestFirstQuery,
-  type Condition,
-  type Listed,
-  type NewestFirstSpec,
-  type NewestFirstWindow,
-  type SqlQuery,
-} from './newest-first-query.js';
+export * from './newest-first-query.js';
 export { responseFields, type ResponseValue } from './response-fields.js';
