@@ -1,22 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import {
-  AuditTrail,
-  changesBetween,
-  creationChanges,
-  deletionChanges,
-  hasChanges,
-} from '@app/audit-trail';
+import { AuditTrail, auditedFields } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
-import {
-  newestFirstPage,
-  pageRequest,
-  responseFields,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
+import { readNewestFirstPage, responseFields, type Page, type Plain } from '@app/rest-contract';
 import type {
   AccountDto,
   CreateAccountDto,
@@ -26,7 +14,7 @@ import type {
 } from './account.dto.js';
 import { AccountsRepository, type AccountRow, type AccountValues } from './accounts.repository.js';
 
-const AUDITED_FIELDS = ['name', 'external_id', 'tax_id'] as const;
+const AUDITED = auditedFields('name', 'external_id', 'tax_id');
 
 /**
  * Customer accounts of the caller's organisation. Every write runs in one transaction with its
@@ -41,14 +29,12 @@ export class AccountsService {
     private readonly context: RequestContext,
   ) {}
 
-  async list(query: ListAccountsQueryDto): Promise<Page<Plain<AccountDto>>> {
-    const { limit, after, take } = pageRequest(query);
-    const rows = await this.accounts.list(this.context.organizationId, {
-      q: query.q,
-      after,
-      take,
-    });
-    return newestFirstPage(rows, limit, toAccountDto);
+  list(query: ListAccountsQueryDto): Promise<Page<Plain<AccountDto>>> {
+    return readNewestFirstPage(
+      query,
+      (window) => this.accounts.list(this.context.organizationId, { q: query.q, ...window }),
+      toAccountDto,
+    );
   }
 
   async get(id: string): Promise<Plain<AccountDto>> {
@@ -70,7 +56,7 @@ export class AccountsService {
         resourceType: 'account',
         resourceId: row.id,
         resourceLabel: row.name,
-        changes: creationChanges(row, AUDITED_FIELDS),
+        changes: AUDITED.created(row),
       });
       return toAccountDto(row);
     });
@@ -86,8 +72,8 @@ export class AccountsService {
         external_id: input.external_id === undefined ? before.external_id : input.external_id,
         tax_id: input.tax_id === undefined ? before.tax_id : input.tax_id,
       };
-      const changes = changesBetween(before, wanted, AUDITED_FIELDS);
-      if (!hasChanges(changes)) return toAccountDto(before);
+      const changes = AUDITED.between(before, wanted);
+      if (changes === undefined) return toAccountDto(before);
       const after = await this.accounts.update(tx, organizationId, id, wanted);
       await this.audit.record(tx, {
         action: 'account.updated',
@@ -116,7 +102,7 @@ export class AccountsService {
         );
       }
       await this.accounts.delete(tx, organizationId, id);
-      const changes = deletionChanges(before, AUDITED_FIELDS);
+      const changes = AUDITED.deleted(before);
       if (users.length > 0) changes.portal_user_ids = { before: users.map((u) => u.id), after: [] };
       await this.audit.record(tx, {
         action: 'account.deleted',

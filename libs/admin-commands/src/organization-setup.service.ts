@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AuditTrail, creationChanges, type AuditActor } from '@app/audit-trail';
+import { AuditTrail, auditedFields, type AuditActor } from '@app/audit-trail';
 import { isUniqueViolation } from '@app/database';
 import { DomainError } from '@app/errors';
 import { ROLE_PERMISSIONS, SCOPES, type Role, type Scope } from '@app/access-vocabulary';
@@ -96,7 +96,7 @@ export class OrganizationSetup {
           resourceType: 'organization',
           resourceId: org.id,
           resourceLabel: org.name,
-          changes: creationChanges({ slug: org.slug, name: org.name }, ['slug', 'name']),
+          changes: auditedFields('slug', 'name').created(org),
         },
         actor,
       );
@@ -220,12 +220,11 @@ export class OrganizationSetup {
         resourceType: 'member',
         resourceId: user.id,
         resourceLabel: user.email,
-        changes: creationChanges({ email: user.email, name: user.name, role, status: 'active' }, [
-          'email',
-          'name',
-          'role',
-          'status',
-        ]),
+        changes: auditedFields('email', 'name', 'role', 'status').created({
+          ...user,
+          role,
+          status: 'active',
+        }),
       },
       actor,
     );
@@ -240,16 +239,13 @@ export class OrganizationSetup {
         resourceType: 'token',
         resourceId: token.id,
         resourceLabel: token.name,
-        changes: creationChanges(
-          {
-            name: token.name,
-            kind: token.kind,
-            user_id: token.userId,
-            scopes: [...token.scopes].sort(),
-            expires_at: token.expiresAt?.toISOString() ?? null,
-          },
-          ['name', 'kind', 'user_id', 'scopes', 'expires_at'],
-        ),
+        changes: auditedFields('name', 'kind', 'user_id', 'scopes', 'expires_at').created({
+          name: token.name,
+          kind: token.kind,
+          user_id: token.userId,
+          scopes: [...token.scopes].sort(),
+          expires_at: token.expiresAt,
+        }),
       },
       actor,
     );

@@ -5,7 +5,7 @@ import { AuditTrail } from '@app/audit-trail';
 import { ConfirmationPolicyReader } from '@app/confirmation-policies';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
-import { listedPage, pageRequest, type Page, type Plain } from '@app/rest-contract';
+import { readListedPage, type Page, type Plain } from '@app/rest-contract';
 import { visibleStatus, type Approval } from './approval.js';
 import { labelOf } from './approval-requests.service.js';
 import type {
@@ -31,16 +31,18 @@ export class Approvals {
     private readonly context: RequestContext,
   ) {}
 
-  async list(query: ListApprovalsQueryDto): Promise<Page<Plain<ApprovalDto>>> {
-    const { limit, after, take } = pageRequest(query);
-    const rows = await this.approvals.list({
-      organizationId: this.context.organizationId,
-      status: query.status,
-      after,
-      take,
-    });
+  list(query: ListApprovalsQueryDto): Promise<Page<Plain<ApprovalDto>>> {
     const now = new Date();
-    return listedPage(rows, limit, (a) => toApprovalDto(a, now));
+    return readListedPage(
+      query,
+      (window) =>
+        this.approvals.list({
+          organizationId: this.context.organizationId,
+          status: query.status,
+          ...window,
+        }),
+      (a) => toApprovalDto(a, now),
+    );
   }
 
   async countPending(): Promise<Plain<PendingApprovalCountDto>> {

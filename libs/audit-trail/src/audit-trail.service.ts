@@ -3,13 +3,12 @@ import type { EntityManager } from 'typeorm';
 import { RequestContext, type CallerContext } from '@app/identity';
 import { currentTraceId } from '@app/tracing';
 import {
-  pageRequest,
   assertTimeRange,
   DEFAULT_PAGE_LIMIT,
   decodeCursor,
   encodeCursor,
   MAX_PAGE_LIMIT,
-  newestFirstPage,
+  readNewestFirstPage,
   type Page,
   type Plain,
 } from '@app/rest-contract';
@@ -166,21 +165,23 @@ export class AuditTrail {
 
   async list(query: ListAuditEventsQueryDto): Promise<Page<Plain<AuditEventDto>>> {
     assertTimeRange(query);
-    const { limit, after, take } = pageRequest(query);
-    const rows = await this.events.list({
-      organizationId: this.context.organizationId,
-      actorUserId: query.actor,
-      action: query.action,
-      resourceType: query.resource_type,
-      resourceId: query.resource_id,
-      channel: query.channel,
-      q: query.q,
-      since: query.since,
-      until: query.until,
-      after,
-      take,
-    });
-    return newestFirstPage(rows, limit, toDto);
+    return readNewestFirstPage(
+      query,
+      (window) =>
+        this.events.list({
+          organizationId: this.context.organizationId,
+          actorUserId: query.actor,
+          action: query.action,
+          resourceType: query.resource_type,
+          resourceId: query.resource_id,
+          channel: query.channel,
+          q: query.q,
+          since: query.since,
+          until: query.until,
+          ...window,
+        }),
+      toDto,
+    );
   }
 
   /** One page of the caller's organisation's export (`GET /v1/audit-events/export`). */

@@ -15,13 +15,7 @@ export {
   type AuditChannel,
   type AuditResourceType,
 } from './audit-vocabulary.js';
-export {
-  changesBetween,
-  creationChanges,
-  deletionChanges,
-  hasChanges,
-  type AuditChanges,
-} from './audit-changes.js';
+export { auditedFields, type AuditChanges, type AuditedFields } from './audit-changes.js';
 export {
   AuditEventDto,
   AuditEventExportPageDto,

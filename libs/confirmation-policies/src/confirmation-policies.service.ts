@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AuditTrail, changesBetween, hasChanges } from '@app/audit-trail';
+import { AuditTrail, auditedFields } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
 import type { Plain } from '@app/rest-contract';
@@ -65,8 +65,8 @@ export class ConfirmationPolicies {
         mode: input.mode,
         expirySeconds: input.expiry_seconds ?? before.expirySeconds,
       };
-      const changes = changesBetween(before, wanted, ['mode', 'expirySeconds']);
-      if (!hasChanges(changes)) return toDto(before, known);
+      const changes = auditedFields('mode', 'expirySeconds').between(before, wanted);
+      if (changes === undefined) return toDto(before, known);
       const after = await this.repository.upsert(tx, principal.organizationId, tool, {
         ...wanted,
         updatedBy: principal.userId,

@@ -6,9 +6,8 @@ import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext, TokensRepository } from '@app/identity';
 import { ConfirmationService, visibleStatus, type McpConfirmation } from '@app/mcp-confirmations';
 import {
-  listedPage,
-  newestFirstPage,
-  pageRequest,
+  readListedPage,
+  readNewestFirstPage,
   assertTimeRange,
   untilNotAfterSince,
   type Page,
@@ -68,21 +67,23 @@ export class McpHistoryService {
       if (approval === undefined) return { data: [], next_cursor: null };
       since ??= callsSince(approval);
     }
-    const { limit, after, take } = pageRequest(query);
-    const rows = await this.toolCalls.list({
-      organizationId,
-      tool: query.tool,
-      status: query.status,
-      userId: query.user,
-      tokenId: query.token,
-      clientName: query.client,
-      approvalId: query.approval_id,
-      since,
-      until: query.until,
-      after,
-      take,
-    });
-    return newestFirstPage(rows, limit, toToolCallDto);
+    return readNewestFirstPage(
+      query,
+      (window) =>
+        this.toolCalls.list({
+          organizationId,
+          tool: query.tool,
+          status: query.status,
+          userId: query.user,
+          tokenId: query.token,
+          clientName: query.client,
+          approvalId: query.approval_id,
+          since,
+          until: query.until,
+          ...window,
+        }),
+      toToolCallDto,
+    );
   }
 
   /** One call with the confirmation it presented and the audit events it wrote. */
@@ -159,19 +160,21 @@ export class McpHistoryService {
 
   async listConfirmations(query: ListConfirmationsQueryDto): Promise<Page<Plain<ConfirmationDto>>> {
     assertTimeRange(query);
-    const { limit, after, take } = pageRequest(query);
-    const rows = await this.confirmations.list({
-      organizationId: this.context.organizationId,
-      status: query.status,
-      tool: query.tool,
-      userId: query.user,
-      since: query.since,
-      until: query.until,
-      after,
-      take,
-    });
     const now = new Date();
-    return listedPage(rows, limit, (c) => toConfirmationDto(c, now));
+    return readListedPage(
+      query,
+      (window) =>
+        this.confirmations.list({
+          organizationId: this.context.organizationId,
+          status: query.status,
+          tool: query.tool,
+          userId: query.user,
+          since: query.since,
+          until: query.until,
+          ...window,
+        }),
+      (c) => toConfirmationDto(c, now),
+    );
   }
 
   async getConfirmation(id: string): Promise<Plain<ConfirmationDetailDto>> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AuditTrail, changesBetween, hasChanges } from '@app/audit-trail';
+import { AuditTrail, auditedFields } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { PERMISSIONS, ROLE_PERMISSIONS, type Permission } from '@app/access-vocabulary';
 import {
@@ -10,7 +10,7 @@ import {
   type MemberRow,
   type MembershipValues,
 } from '@app/identity';
-import { pageRequest, toPage, type Page, type Plain } from '@app/rest-contract';
+import { pageRequest, responseFields, toPage, type Page, type Plain } from '@app/rest-contract';
 import type { ListMembersQueryDto, MemberDto, UpdateMemberDto } from './member.dto.js';
 
 /**
@@ -51,8 +51,8 @@ export class MembersService {
       if (before === undefined) throw DomainError.notFound('Member');
       const wanted = desired(before, input);
       const current = { ...before, permissions: canonical(before.permissions) };
-      const changes = changesBetween(current, wanted, ['status', 'role', 'permissions']);
-      if (!hasChanges(changes)) return toMemberDto(before);
+      const changes = auditedFields('status', 'role', 'permissions').between(current, wanted);
+      if (changes === undefined) return toMemberDto(before);
 
       const stillAdmin = wanted.status === 'active' && wanted.permissions.includes('admin');
       if (!stillAdmin && admins.every((id) => id === userId)) {
@@ -92,15 +92,18 @@ function canonical(permissions: readonly Permission[]): Permission[] {
   return PERMISSIONS.filter((p) => permissions.includes(p));
 }
 
+/** The response fields, in the order the JSON shows them. */
+const RESPONSE_FIELDS = [
+  'user_id',
+  'email',
+  'name',
+  'role',
+  'status',
+  'permissions',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof MemberDto>;
+
 function toMemberDto(r: MemberRow): Plain<MemberDto> {
-  return {
-    user_id: r.user_id,
-    email: r.email,
-    name: r.name,
-    role: r.role,
-    status: r.status,
-    permissions: canonical(r.permissions),
-    created_at: r.created_at.toISOString(),
-    updated_at: r.updated_at.toISOString(),
-  };
+  return responseFields({ ...r, permissions: canonical(r.permissions) }, RESPONSE_FIELDS);
 }

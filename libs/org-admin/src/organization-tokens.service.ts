@@ -1,17 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AuditTrail, creationChanges } from '@app/audit-trail';
+import { AuditTrail, auditedFields } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { scopeParts, scopesReach } from '@app/access-vocabulary';
 import { RequestContext, TokensRepository, TokensService, type ApiToken } from '@app/identity';
-import {
-  listedPage,
-  pageRequest,
-  type Page,
-  type PageQueryDto,
-  type Plain,
-} from '@app/rest-contract';
+import { readListedPage, type Page, type PageQueryDto, type Plain } from '@app/rest-contract';
 import type {
   CreatedTokenDto,
   CreateTokenDto,
@@ -83,7 +77,7 @@ export class OrganizationTokensService {
         resourceType: 'token',
         resourceId: issued.token.id,
         resourceLabel: issued.token.name,
-        changes: creationChanges(created, ['name', 'kind', 'user_id', 'scopes', 'expires_at']),
+        changes: auditedFields('name', 'kind', 'user_id', 'scopes', 'expires_at').created(created),
       });
       return { ...created, secret: issued.secret };
     });
@@ -121,14 +115,12 @@ export class OrganizationTokensService {
     });
   }
 
-  private async page(query: PageQueryDto, userId?: string): Promise<Page<Plain<TokenDto>>> {
-    const { limit, after, take } = pageRequest(query);
-    const rows = await this.tokens.list(this.context.organizationId, {
-      userId,
-      after,
-      take,
-    });
-    return listedPage(rows, limit, toTokenDto);
+  private page(query: PageQueryDto, userId?: string): Promise<Page<Plain<TokenDto>>> {
+    return readListedPage(
+      query,
+      (window) => this.tokens.list(this.context.organizationId, { userId, ...window }),
+      toTokenDto,
+    );
   }
 }
 

@@ -1,24 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import {
-  AuditTrail,
-  changesBetween,
-  creationChanges,
-  deletionChanges,
-  hasChanges,
-} from '@app/audit-trail';
+import { AuditTrail, auditedFields } from '@app/audit-trail';
 import { AppConfig } from '@app/config';
 import { DomainError } from '@app/errors';
 import { IdentityRepository, RequestContext } from '@app/identity';
 import { MAIL_TRANSPORT, type MailTransport } from '@app/mail';
-import {
-  newestFirstPage,
-  pageRequest,
-  responseFields,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
+import { readNewestFirstPage, responseFields, type Page, type Plain } from '@app/rest-contract';
 import {
   hashInvitationToken,
   INVITATION_TTL_MS,
@@ -41,8 +29,7 @@ import {
   type PortalUserValues,
 } from './portal-users.repository.js';
 
-const AUDITED_FIELDS = ['email', 'name', 'external_id', 'account_id', 'status'] as const;
-const EDITABLE_FIELDS = ['email', 'name', 'external_id', 'account_id'] as const;
+const AUDITED = auditedFields('email', 'name', 'external_id', 'account_id', 'status');
 
 /**
  * Portal users of the caller's organisation and their lifecycle: invited → active (the person
@@ -65,16 +52,18 @@ export class PortalUsersService {
     @Inject(MAIL_TRANSPORT) private readonly mail: MailTransport,
   ) {}
 
-  async list(query: ListPortalUsersQueryDto): Promise<Page<Plain<PortalUserDto>>> {
-    const { limit, after, take } = pageRequest(query);
-    const rows = await this.users.list(this.context.organizationId, {
-      status: query.status,
-      accountId: query.account_id,
-      q: query.q,
-      after,
-      take,
-    });
-    return newestFirstPage(rows, limit, toPortalUserDto);
+  list(query: ListPortalUsersQueryDto): Promise<Page<Plain<PortalUserDto>>> {
+    return readNewestFirstPage(
+      query,
+      (window) =>
+        this.users.list(this.context.organizationId, {
+          status: query.status,
+          accountId: query.account_id,
+          q: query.q,
+          ...window,
+        }),
+      toPortalUserDto,
+    );
   }
 
   async get(id: string): Promise<Plain<PortalUserDto>> {
@@ -99,7 +88,7 @@ export class PortalUsersService {
         resourceType: 'portal_user',
         resourceId: row.id,
         resourceLabel: row.email,
-        changes: creationChanges(row, AUDITED_FIELDS),
+        changes: AUDITED.created(row),
       });
       if (sendInvitation) row = await this.sendInvitation(tx, row, organizationName);
       return toPortalUserDto(row);
@@ -116,8 +105,9 @@ export class PortalUsersService {
         external_id: input.external_id === undefined ? before.external_id : input.external_id,
         account_id: input.account_id === undefined ? before.account_id : input.account_id,
       };
-      const changes = changesBetween(before, wanted, EDITABLE_FIELDS);
-      if (!hasChanges(changes)) return toPortalUserDto(before);
+      // An update leaves the status as it is (only the lifecycle routes move it).
+      const changes = AUDITED.between(before, { ...before, ...wanted });
+      if (changes === undefined) return toPortalUserDto(before);
       // A pending invitation was sent to the old address: it must not activate the new one.
       const voidInvitation = changes.email !== undefined && before.status === 'invited';
       const after = await this.users.update(tx, organizationId, id, wanted, voidInvitation);
@@ -199,7 +189,7 @@ export class PortalUsersService {
         resourceType: 'portal_user',
         resourceId: id,
         resourceLabel: before.email,
-        changes: deletionChanges(before, AUDITED_FIELDS),
+        changes: AUDITED.deleted(before),
       });
       return { id, deleted: true as const };
     });

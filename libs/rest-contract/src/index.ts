@@ -28,5 +28,18 @@ export type { Plain } from './plain.js';
 export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
 export { assertTimeRange, TimeRangeQueryDto, untilNotAfterSince } from './time-range-query.dto.js';
 export { ACCESS_EXTENSION, ENDPOINT_CONTRACT, Endpoint } from './endpoint.decorator.js';
-export * from './newest-first-query.js';
+export {
+  contains,
+  equals,
+  listedAs,
+  newestFirstQuery,
+  readListedPage,
+  readNewestFirstPage,
+  type Condition,
+  type Listed,
+  type NewestFirstSpec,
+  type NewestFirstWindow,
+  type PageWindow,
+  type SqlQuery,
+} from './newest-first-query.js';
 export { responseFields, type ResponseValue } from './response-fields.js';

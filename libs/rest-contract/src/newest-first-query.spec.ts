@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
 import {
   contains,
   equals,
@@ -7,6 +7,9 @@ import {
   listedPage,
   newestFirstPage,
   newestFirstQuery,
+  readListedPage,
+  readNewestFirstPage,
+  type PageWindow,
 } from './newest-first-query.js';
 
 const ORG = '00000000-0000-4000-8000-000000000001';
@@ -98,5 +101,46 @@ describe('listedAs and listedPage', () => {
     expect(page.next_cursor).toBe(newestFirstPage(rows, 2, (r) => r.name).next_cursor);
     expect(decodeCursor(page.next_cursor ?? '')).toEqual([rows[1].cursor_ts, rows[1].id]);
     expect(listedPage(listed, 3, (r) => r.label).next_cursor).toBeNull();
+  });
+});
+
+describe('readNewestFirstPage and readListedPage', () => {
+  const rows = ['a', 'b', 'c', 'd'].map((name, i) => ({
+    id: `00000000-0000-4000-8000-00000000000${i}`,
+    cursor_ts: `2026-12-01T10:00:0${i}.000000Z`,
+    name,
+  }));
+
+  it('reads one row more than the page, after the cursor, and pages by the same limit', async () => {
+    const windows: PageWindow[] = [];
+    const cursor = encodeCursor([rows[0].cursor_ts, rows[0].id]);
+    const read = (window: PageWindow): Promise<typeof rows> => {
+      windows.push(window);
+      return Promise.resolve(rows.slice(1, 1 + window.take));
+    };
+    const page = await readNewestFirstPage({ limit: 2, cursor }, read, (r) => r.name);
+    expect(windows).toEqual([{ after: [rows[0].cursor_ts, rows[0].id], take: 3 }]);
+    expect(page).toEqual(newestFirstPage(rows.slice(1), 2, (r) => r.name));
+    expect(page.data).toEqual(['b', 'c']);
+
+    const listed = await readListedPage(
+      { limit: 2, cursor },
+      async (window) => listedAs(await read(window), (r) => ({ id: r.id, label: r.name })),
+      (r) => r.label,
+    );
+    expect(listed).toEqual(page);
+  });
+
+  it('reads the default page size from the start when the query names neither', async () => {
+    const windows: PageWindow[] = [];
+    await readNewestFirstPage(
+      {},
+      (window) => {
+        windows.push(window);
+        return Promise.resolve(rows);
+      },
+      (r) => r.name,
+    );
+    expect(windows).toEqual([{ after: undefined, take: 21 }]);
   });
 });

@@ -1,5 +1,11 @@
 import { escapeLike } from '@app/database';
-import { CURSOR_TIMESTAMP_SQL, toPage, type Page } from './cursor.js';
+import {
+  CURSOR_TIMESTAMP_SQL,
+  pageRequest,
+  toPage,
+  type Page,
+  type PageRequest,
+} from './cursor.js';
 
 /** A parameterised SQL statement, as the repositories run it (and as tests EXPLAIN it). */
 export interface SqlQuery {
@@ -76,6 +82,33 @@ export function listedPage<T extends { id: string }, D>(
     (r) => [r.cursorTs, r.record.id],
     (r) => map(r.record),
   );
+}
+
+/** What a list's repository is asked to read for one page: where to start and how many rows. */
+export type PageWindow = Pick<PageRequest, 'after' | 'take'>;
+
+/**
+ * One page of a {@link newestFirstQuery} list for a list query's `limit` and `cursor`: `read`
+ * reads the page's window (one row more than the page, after the cursor's position) and
+ * {@link newestFirstPage} pages its rows by that same limit.
+ */
+export async function readNewestFirstPage<R, T>(
+  query: { limit?: number; cursor?: string },
+  read: (window: PageWindow) => Promise<readonly (R & { cursor_ts: string; id: string })[]>,
+  map: (row: R) => T,
+): Promise<Page<T>> {
+  const { limit, after, take } = pageRequest(query);
+  return newestFirstPage(await read({ after, take }), limit, map);
+}
+
+/** {@link readNewestFirstPage} for a repository that lists records ({@link listedPage}). */
+export async function readListedPage<T, D>(
+  query: { limit?: number; cursor?: string },
+  read: (window: PageWindow) => Promise<readonly Listed<T & { id: string }>[]>,
+  map: (record: T) => D,
+): Promise<Page<D>> {
+  const { limit, after, take } = pageRequest(query);
+  return listedPage(await read({ after, take }), limit, map);
 }
 
 /** What a {@link newestFirstQuery} list selects (the table, its columns, its filters), and where. */
