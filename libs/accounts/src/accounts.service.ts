@@ -5,12 +5,12 @@ import { AuditTrail, auditedFields } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { RequestContext } from '@app/identity';
 import { readNewestFirstPage, responseFields, type Page, type Plain } from '@app/rest-contract';
-import type {
+import {
   AccountDto,
-  CreateAccountDto,
-  DeletedAccountDto,
-  ListAccountsQueryDto,
-  UpdateAccountDto,
+  type CreateAccountDto,
+  type DeletedAccountDto,
+  type ListAccountsQueryDto,
+  type UpdateAccountDto,
 } from './account.dto.js';
 import { AccountsRepository, type AccountRow, type AccountValues } from './accounts.repository.js';
 
@@ -121,5 +121,5 @@ function notFound(): DomainError {
 }
 
 function toAccountDto(r: AccountRow): Plain<AccountDto> {
-  return responseFields(r, ['id', 'name', 'external_id', 'tax_id', 'created_at', 'updated_at']);
+  return responseFields(AccountDto, r);
 }

@@ -11,7 +11,7 @@ import {
   type MembershipValues,
 } from '@app/identity';
 import { pageRequest, responseFields, toPage, type Page, type Plain } from '@app/rest-contract';
-import type { ListMembersQueryDto, MemberDto, UpdateMemberDto } from './member.dto.js';
+import { MemberDto, type ListMembersQueryDto, type UpdateMemberDto } from './member.dto.js';
 
 /**
  * Members of the caller's organisation: list, and change a membership's status, role or
@@ -92,18 +92,6 @@ function canonical(permissions: readonly Permission[]): Permission[] {
   return PERMISSIONS.filter((p) => permissions.includes(p));
 }
 
-/** The response fields, in the order the JSON shows them. */
-const RESPONSE_FIELDS = [
-  'user_id',
-  'email',
-  'name',
-  'role',
-  'status',
-  'permissions',
-  'created_at',
-  'updated_at',
-] as const satisfies ReadonlyArray<keyof MemberDto>;
-
 function toMemberDto(r: MemberRow): Plain<MemberDto> {
-  return responseFields({ ...r, permissions: canonical(r.permissions) }, RESPONSE_FIELDS);
+  return responseFields(MemberDto, { ...r, permissions: canonical(r.permissions) });
 }

@@ -15,13 +15,13 @@ import {
 } from './invitation-token.js';
 import { invitationMail } from './invitation-mail.js';
 import type { InvitationView } from './invitation-page.js';
-import type {
-  AcceptedInvitationDto,
-  CreatePortalUserDto,
-  DeletedPortalUserDto,
-  ListPortalUsersQueryDto,
+import {
   PortalUserDto,
-  UpdatePortalUserDto,
+  type AcceptedInvitationDto,
+  type CreatePortalUserDto,
+  type DeletedPortalUserDto,
+  type ListPortalUsersQueryDto,
+  type UpdatePortalUserDto,
 } from './portal-user.dto.js';
 import {
   PortalUsersRepository,
@@ -347,22 +347,6 @@ function invitationNotFound(): DomainError {
   return new DomainError('NOT_FOUND', 'Invitation not found, already used or expired');
 }
 
-/** The response fields, in the order the JSON shows them. */
-const RESPONSE_FIELDS = [
-  'id',
-  'email',
-  'name',
-  'external_id',
-  'account_id',
-  'status',
-  'invitation_sent_at',
-  'invitation_expires_at',
-  'activated_at',
-  'deactivated_at',
-  'created_at',
-  'updated_at',
-] as const satisfies ReadonlyArray<keyof PortalUserDto>;
-
 function toPortalUserDto(r: PortalUserRow): Plain<PortalUserDto> {
-  return responseFields(r, RESPONSE_FIELDS);
+  return responseFields(PortalUserDto, r);
 }

@@ -42,4 +42,4 @@ export {
   type PageWindow,
   type SqlQuery,
 } from './newest-first-query.js';
-export { responseFields, type ResponseValue } from './response-fields.js';
+export { responseFields, type RowOf } from './response-fields.js';

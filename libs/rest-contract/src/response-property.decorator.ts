@@ -18,6 +18,38 @@ interface FieldOptions {
  * every field is required in the generated schemas.
  */
 function field(schema: JsonSchema, api: JsonSchema, options: FieldOptions): PropertyDecorator {
+  return applyDecorators(declared, fieldSchemas(schema, api, options));
+}
+
+/** The response fields each DTO class declares itself, in declaration order. */
+const DECLARED_FIELDS = new WeakMap<object, string[]>();
+
+/** Files the decorated property as one of its class's response fields. */
+function declared(target: object, property: string | symbol): void {
+  if (typeof property !== 'string') throw new TypeError('A response field is named by a string');
+  const cls: unknown = target.constructor;
+  if (typeof cls !== 'function') throw new TypeError('A response field belongs to a class');
+  const fields = DECLARED_FIELDS.get(cls) ?? [];
+  fields.push(property);
+  DECLARED_FIELDS.set(cls, fields);
+}
+
+/**
+ * The fields a response DTO class declares with `Out.*`, inherited ones first, in the order its
+ * JSON shows them.
+ */
+export function declaredResponseFields(cls: object): readonly string[] {
+  const own = DECLARED_FIELDS.get(cls) ?? [];
+  const parent: unknown = Object.getPrototypeOf(cls);
+  if (typeof parent !== 'function' || parent === Function.prototype) return own;
+  return [...declaredResponseFields(parent), ...own];
+}
+
+function fieldSchemas(
+  schema: JsonSchema,
+  api: JsonSchema,
+  options: FieldOptions,
+): PropertyDecorator {
   const exact: JsonSchema = options.nullable ? orNull(schema) : schema;
   const described =
     options.description === undefined ? exact : { ...exact, description: options.description };
@@ -90,6 +122,7 @@ export const Out = {
   /** A nested response DTO (`$ref` to its schema), or an array of them. */
   nested: (cls: () => Type, o: FieldOptions & { isArray?: boolean } = {}) =>
     applyDecorators(
+      declared,
       ApiProperty({
         type: cls,
         isArray: o.isArray ?? false,
