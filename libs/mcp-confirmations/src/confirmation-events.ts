@@ -9,6 +9,15 @@ import type { McpConfirmation } from './mcp-confirmation.js';
 export type LedgerChange = 'created' | 'consumed' | 'declined' | 'expired';
 
 /**
+ * What a row returned by a winning statement became, read from the row itself: a `pending` row
+ * was just created (no statement leads back to `pending`), any other row is its new status. So
+ * what is recorded cannot disagree with what the statement set.
+ */
+export function changeOf(row: Pick<McpConfirmation, 'status'>): LedgerChange {
+  return row.status === 'pending' ? 'created' : row.status;
+}
+
+/**
  * Writes what must commit with a row's change (its audit events), in the change's own
  * transaction: the change and its events commit together or not at all, and only the one caller
  * whose conditional statement changed the row writes them, whatever the number of replicas.

@@ -46,7 +46,6 @@ export class ConfirmationLedger {
 
   async create(input: NewConfirmation, record?: ChangeRecorder): Promise<McpConfirmation> {
     const result = await this.sql.change(
-      'created',
       record,
       `INSERT INTO mcp_confirmations (organization_id, token_id, user_id, tool, arguments_digest, target_type,
               target_id, message, protocol_version, client_name, request_id, expires_at, mode, policy_version)
@@ -114,14 +113,13 @@ export class ConfirmationLedger {
     binding: ConfirmationBinding,
     record?: ChangeRecorder,
   ): Promise<boolean> {
-    if (!UUID.test(id)) return false;
-    const changed = await this.sql.change(
-      'expired',
+    const changed = await this.transition(
+      id,
+      binding,
       record,
       `UPDATE mcp_confirmations SET status = 'expired'
         WHERE id = $1 AND status = 'pending' AND expires_at <= now() AND ${BOUND}
         RETURNING ${CONFIRMATION_COLUMNS}`,
-      [id, ...bindingParams(binding)],
     );
     return changed.length === 1;
   }
@@ -231,14 +229,15 @@ export class ConfirmationLedger {
       !isBoundTo(before, binding)
     )
       return { won: false, found: before };
-    const changed = await this.sql.change(
-      'consumed',
+    const changed = await this.transition(
+      id,
+      binding,
       record,
       `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
         WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND verified_at IS NOT NULL
           AND expires_at > now() AND policy_version = $7 AND ${BOUND}
         RETURNING ${CONFIRMATION_COLUMNS}`,
-      [id, ...bindingParams(binding), policyVersion],
+      policyVersion,
     );
     const won = changed[0];
     if (changed.length === 1 && won !== undefined) return { won: true, confirmation: won };
@@ -251,14 +250,13 @@ export class ConfirmationLedger {
     binding: ConfirmationBinding,
     record?: ChangeRecorder,
   ): Promise<boolean> {
-    if (!UUID.test(id)) return false;
-    const changed = await this.sql.change(
-      'declined',
+    const changed = await this.transition(
+      id,
+      binding,
       record,
       `UPDATE mcp_confirmations SET status = 'declined', decided_at = now()
         WHERE id = $1 AND mode = 'verified' AND status = 'pending' AND expires_at > now() AND ${BOUND}
         RETURNING ${CONFIRMATION_COLUMNS}`,
-      [id, ...bindingParams(binding)],
     );
     return changed.length === 1;
   }
@@ -273,7 +271,6 @@ export class ConfirmationLedger {
     record?: ChangeRecorder,
   ): Promise<McpConfirmation[]> {
     return this.sql.change(
-      'expired',
       record,
       `UPDATE mcp_confirmations SET status = 'expired'
         WHERE mode = 'verified' AND status = 'pending' AND expires_at <= now() AND ${BOUND_FROM_1}
@@ -302,7 +299,6 @@ export class ConfirmationLedger {
     );
     if (usable.records.length === 0) return undefined;
     const changed = await this.sql.change(
-      'consumed',
       record,
       `UPDATE mcp_confirmations SET status = 'consumed', decided_at = now()
         WHERE id = (SELECT id FROM mcp_confirmations
@@ -385,14 +381,15 @@ export class ConfirmationLedger {
     // still open is worth the conditional UPDATE and its audit events.
     const before = await this.settle(id, binding, record);
     if (before.outcome !== 'pending') return before;
-    const changed = await this.sql.change(
-      to,
+    const changed = await this.transition(
+      id,
+      binding,
       record,
       `UPDATE mcp_confirmations SET status = $7, decided_at = now()
         WHERE id = $1 AND status = 'pending' AND expires_at > now() AND ${BOUND}
           AND (mode = 'form' OR $7 = 'declined')
         RETURNING ${CONFIRMATION_COLUMNS}`,
-      [id, ...bindingParams(binding), to],
+      to,
     );
     const won = changed[0];
     if (changed.length === 1 && won !== undefined) return { outcome: to, confirmation: won };
@@ -401,6 +398,23 @@ export class ConfirmationLedger {
     // A bound, unlapsed, pending row would have matched the UPDATE; should one still show up
     // here, refuse it as lapsed (ask again) rather than let a second caller through.
     return found.outcome === 'pending' ? { ...found, outcome: 'expired' } : found;
+  }
+
+  /**
+   * One transition of the row `id` while it is bound to `binding`: `sql` is the whole conditional
+   * UPDATE, with the id at $1, {@link BOUND} at $2…$6 and `extra` from $7, returning the changed
+   * row's `CONFIRMATION_COLUMNS` (recorded with what it became when `record` is given). An id
+   * that is not a UUID names no row: nothing runs. The changed rows (one or none).
+   */
+  private async transition(
+    id: string,
+    binding: ConfirmationBinding,
+    record: ChangeRecorder | undefined,
+    sql: string,
+    ...extra: unknown[]
+  ): Promise<McpConfirmation[]> {
+    if (!UUID.test(id)) return [];
+    return this.sql.change(record, sql, [id, ...bindingParams(binding), ...extra]);
   }
 
   /** Reads the row and says where it stands; a lapsed pending row is marked `expired`. */

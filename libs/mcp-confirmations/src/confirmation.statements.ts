@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager, QueryResult } from 'typeorm';
-import type { ChangeRecorder, LedgerChange } from './confirmation-events.js';
+import { changeOf, type ChangeRecorder } from './confirmation-events.js';
 import { toConfirmation, type ConfirmationRow } from './confirmation.row.js';
 import type { McpConfirmation } from './mcp-confirmation.js';
 
@@ -16,10 +16,10 @@ export class ConfirmationStatements {
 
   /**
    * One state change (`sql` returns the changed rows' `CONFIRMATION_COLUMNS`): with a
-   * recorder, in a transaction with what it records for each changed row. The changed rows.
+   * recorder, in a transaction with what it records for each changed row (what the row became,
+   * {@link changeOf}). The changed rows.
    */
   async change(
-    change: LedgerChange,
     record: ChangeRecorder | undefined,
     sql: string,
     params: unknown[],
@@ -27,7 +27,7 @@ export class ConfirmationStatements {
     if (record === undefined) return (await this.run(sql, params)).records.map(toConfirmation);
     return this.ds.transaction(async (tx) => {
       const rows = (await this.run(sql, params, tx)).records.map(toConfirmation);
-      for (const row of rows) await record(change, row, tx);
+      for (const row of rows) await record(changeOf(row), row, tx);
       return rows;
     });
   }
