@@ -1,3 +1,4 @@
+import { specTypeSchemas } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import {
   CONFIRMATION_INPUT_KEY,
@@ -6,27 +7,22 @@ import {
 } from './confirmation-elicitation.util.js';
 
 describe('elicitationRequest', () => {
-  it('is an elicitation/create form request with one required boolean "confirm" field', () => {
-    const message = 'Delete portal user Ana Souza <ana@example.com>? This cannot be undone.';
-    expect(elicitationRequest(message)).toEqual({
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message,
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            confirm: {
-              type: 'boolean',
-              title: 'Confirm',
-              description: expect.any(String) as unknown,
-              default: false,
-            },
-          },
-          required: ['confirm'],
-        },
-      },
-    });
+  const message = 'Delete portal user Ana Souza <ana@example.com>? This cannot be undone.';
+  const request = elicitationRequest(message);
+
+  it("is an elicitation/create form request by the MCP SDK's own schema", () => {
+    expect(specTypeSchemas.ElicitRequest['~standard'].validate(request).issues).toBeUndefined();
+    const form = specTypeSchemas.ElicitRequestFormParams['~standard'].validate(request.params);
+    expect(form.issues).toBeUndefined();
+    expect(request.params.mode).toBe('form');
+  });
+
+  it('passes the message through and asks for one required boolean "confirm", false by default', () => {
+    const { requestedSchema } = request.params;
+    expect(request.params.message).toBe(message);
+    expect(requestedSchema.required).toEqual(['confirm']);
+    expect(Object.keys(requestedSchema.properties)).toEqual(['confirm']);
+    expect(requestedSchema.properties.confirm).toMatchObject({ type: 'boolean', default: false });
   });
 
   it('carries no id or jsonrpc member (it goes inside inputRequests)', () => {
