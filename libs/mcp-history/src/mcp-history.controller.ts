@@ -1,21 +1,16 @@
 import { Controller, Param, Query, UsePipes } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { ApiValidationPipe, type Page, type Plain, Endpoint } from '@app/rest-contract';
-import {
-  ConfirmationDetailDto,
-  ConfirmationIdParamsDto,
-  ListConfirmationsQueryDto,
-  type ConfirmationDto,
-} from './confirmation-history.dto.js';
+import { ApiValidationPipe, Endpoint, type ResponseOf } from '@app/rest-contract';
+import { ConfirmationIdParamsDto, ListConfirmationsQueryDto } from './confirmation-history.dto.js';
 import { McpHistoryService } from './mcp-history.service.js';
-import {
-  ToolCallDetailDto,
-  ToolCallFacetsDto,
-  ToolCallSeriesDto,
-  ToolCallSeriesQueryDto,
-} from './tool-call-activity.dto.js';
-import { ListToolCallsQueryDto, ToolCallDto, ToolCallIdParamsDto } from './tool-call.dto.js';
+import { ToolCallSeriesQueryDto } from './tool-call-activity.dto.js';
+import { ListToolCallsQueryDto, ToolCallIdParamsDto } from './tool-call.dto.js';
 import { MCP_HISTORY_ENDPOINTS } from './mcp-history.endpoints.js';
+
+/** What each endpoint answers, from its contract (the input DTOs are named for the pipe). */
+type Answer<E extends keyof typeof MCP_HISTORY_ENDPOINTS> = Promise<
+  ResponseOf<(typeof MCP_HISTORY_ENDPOINTS)[E]>
+>;
 
 /** MCP call and confirmation history for organisation admins. */
 @ApiTags('mcp-history')
@@ -26,34 +21,32 @@ export class McpHistoryController {
   constructor(private readonly history: McpHistoryService) {}
 
   @Endpoint(MCP_HISTORY_ENDPOINTS.listToolCalls)
-  listToolCalls(@Query() query: ListToolCallsQueryDto): Promise<Page<Plain<ToolCallDto>>> {
+  listToolCalls(@Query() query: ListToolCallsQueryDto): Answer<'listToolCalls'> {
     return this.history.listToolCalls(query);
   }
 
   @Endpoint(MCP_HISTORY_ENDPOINTS.toolCallSeries)
-  toolCallSeries(@Query() query: ToolCallSeriesQueryDto): Promise<Plain<ToolCallSeriesDto>> {
+  toolCallSeries(@Query() query: ToolCallSeriesQueryDto): Answer<'toolCallSeries'> {
     return this.history.toolCallSeries(query);
   }
 
   @Endpoint(MCP_HISTORY_ENDPOINTS.toolCallFacets)
-  toolCallFacets(): Promise<Plain<ToolCallFacetsDto>> {
+  toolCallFacets(): Answer<'toolCallFacets'> {
     return this.history.toolCallFacets();
   }
 
   @Endpoint(MCP_HISTORY_ENDPOINTS.getToolCall)
-  getToolCall(@Param() params: ToolCallIdParamsDto): Promise<Plain<ToolCallDetailDto>> {
+  getToolCall(@Param() params: ToolCallIdParamsDto): Answer<'getToolCall'> {
     return this.history.getToolCall(params.id);
   }
 
   @Endpoint(MCP_HISTORY_ENDPOINTS.listConfirmations)
-  listConfirmations(
-    @Query() query: ListConfirmationsQueryDto,
-  ): Promise<Page<Plain<ConfirmationDto>>> {
+  listConfirmations(@Query() query: ListConfirmationsQueryDto): Answer<'listConfirmations'> {
     return this.history.listConfirmations(query);
   }
 
   @Endpoint(MCP_HISTORY_ENDPOINTS.getConfirmation)
-  getConfirmation(@Param() params: ConfirmationIdParamsDto): Promise<Plain<ConfirmationDetailDto>> {
+  getConfirmation(@Param() params: ConfirmationIdParamsDto): Answer<'getConfirmation'> {
     return this.history.getConfirmation(params.id);
   }
 }

@@ -1,5 +1,6 @@
 import type { EndpointAccess } from '@app/access-vocabulary';
 import type { ErrorCode } from '@app/errors';
+import type { Plain } from './plain.js';
 import type { DtoClass } from './validate-input.js';
 
 /**
@@ -27,3 +28,12 @@ export interface EndpointContract {
   body?: DtoClass;
   response: DtoClass;
 }
+
+/**
+ * What an endpoint answers, read from its contract: the plain JSON shape of its `response` class.
+ * A controller method typed with it returns what the OpenAPI document and the MCP tool's output
+ * schema say, checked by the compiler, without naming the class a second time.
+ */
+export type ResponseOf<C extends Pick<EndpointContract, 'response'>> = Plain<
+  InstanceType<C['response']>
+>;

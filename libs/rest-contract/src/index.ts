@@ -23,7 +23,7 @@ export {
 } from './input-property.decorator.js';
 export { Out } from './response-property.decorator.js';
 export { ApiErrors, ApiErrorEnvelope, AUTH_ERROR_CODES } from './api-errors.decorator.js';
-export type { EndpointContract } from './endpoint-contract.js';
+export type { EndpointContract, ResponseOf } from './endpoint-contract.js';
 export type { Plain } from './plain.js';
 export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
 export { assertTimeRange, TimeRangeQueryDto, untilNotAfterSince } from './time-range-query.dto.js';
