@@ -10,11 +10,11 @@ import {
 import {
   auditEvents,
   createPortalUser,
+  GATED_TOOL,
+  gatedToolPairPerFile,
   portalUserStatus,
-  requireApproval,
   setConfirmationPolicy,
   sqlRows,
-  sqlReplicaPairPerFile,
 } from '../support/confirmation-records.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -26,21 +26,25 @@ import type { TestServer } from '../support/test-server.js';
  * once, and a decision made under an older policy version counts for nothing. The demo member Max
  * is made an admin here, to be the second admin.
  */
-const TOOL = 'delete_portal_user';
 const RETRIES = 20;
 
 let policyVersion = 0;
-const pair = sqlReplicaPairPerFile({}, async ({ a }) => {
-  policyVersion = await requireApproval(a, TOOL, 600);
+const pair = gatedToolPairPerFile('approval', {
+  setUp: (_, version) => {
+    policyVersion = version;
+  },
 });
 
 /** The owner's delete of `id` on 2026-07-28 without elicitation (approval needs none). */
 function modernDelete(t: TestServer, id: string): Promise<WireResponse> {
-  return modernToolCall(t.url, t.tokens.owner, TOOL, { id }, {}, { capabilities: {} });
+  return modernToolCall(t.url, t.tokens.owner, GATED_TOOL, { id }, {}, { capabilities: {} });
 }
 
 function legacyDelete(t: TestServer, id: string): Promise<WireResponse> {
-  return legacyRequest(t.url, t.tokens.owner, 'tools/call', { name: TOOL, arguments: { id } });
+  return legacyRequest(t.url, t.tokens.owner, 'tools/call', {
+    name: GATED_TOOL,
+    arguments: { id },
+  });
 }
 
 /** `ok`, an isError code, or what else came back. */
@@ -102,7 +106,7 @@ describe('approval policy', () => {
     expect(listed.data).toEqual([
       expect.objectContaining({
         id,
-        tool: TOOL,
+        tool: GATED_TOOL,
         status: 'pending',
         arguments: { id: target.id },
         target_type: 'portal_user',
@@ -121,7 +125,7 @@ describe('approval policy', () => {
 
     // Max, the other admin, got a mail with the console's link (no secret in it); Olivia none.
     const outbox: Json = await (await pair.a.request('/v1/mail/outbox', { token: 'owner' })).json();
-    const mails: Json[] = outbox.data.filter((m: Json) => m.subject.includes(TOOL));
+    const mails: Json[] = outbox.data.filter((m: Json) => m.subject.includes(GATED_TOOL));
     expect(mails.map((m) => m.to)).toEqual(['max.member@acme.test']);
     expect(mails[0].text).toContain(`${pair.a.server.config.baseUrl}/admin/approvals`);
     expect(mails[0].text).toContain(id);
@@ -234,7 +238,7 @@ describe('approval policy', () => {
     const target = await createPortalUser(pair.a, 'Versioned Target');
     const old: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
     expect((await decide(pair.a, 'member', old, 'approve')).status).toBe(200);
-    policyVersion = await setConfirmationPolicy(pair.a, TOOL, {
+    policyVersion = await setConfirmationPolicy(pair.a, GATED_TOOL, {
       mode: 'approval',
       expiry_seconds: 900,
     });
@@ -249,7 +253,7 @@ describe('approval policy', () => {
       { id: fresh, status: 'pending', policy_version: policyVersion },
     ]);
     // The policy changes again before anyone decides: the decision is refused.
-    policyVersion = await setConfirmationPolicy(pair.a, TOOL, {
+    policyVersion = await setConfirmationPolicy(pair.a, GATED_TOOL, {
       mode: 'approval',
       expiry_seconds: 600,
     });
@@ -276,11 +280,11 @@ describe('approval in the call history', () => {
     const listedBody: Json = await listed.json();
     const calls: Json[] = listedBody.data;
     expect(calls.map((c) => [c.tool, c.status, c.era, c.approval_id])).toEqual([
-      [TOOL, 'ok', '2025', id],
-      [TOOL, 'approval_pending', '2026-07-28', id],
+      [GATED_TOOL, 'ok', '2025', id],
+      [GATED_TOOL, 'approval_pending', '2026-07-28', id],
     ]);
     const unfiltered: Json = await (
-      await pair.b.request(`/v1/mcp/tool-calls?tool=${TOOL}&limit=100`, { token: 'owner' })
+      await pair.b.request(`/v1/mcp/tool-calls?tool=${GATED_TOOL}&limit=100`, { token: 'owner' })
     ).json();
     expect(unfiltered.data.filter((c: Json) => c.approval_id === id)).toHaveLength(2);
     const detail = await pair.b.request(`/v1/mcp/tool-calls/${calls[0].id}`, { token: 'owner' });

@@ -8,10 +8,10 @@ import {
 import {
   auditEvents,
   createPortalUser,
+  GATED_TOOL,
+  gatedToolPairPerFile,
   portalUserStatus,
-  requireApproval,
   sqlRows,
-  sqlReplicaPairPerFile,
 } from '../support/confirmation-records.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -25,12 +25,9 @@ import type { TestServer } from '../support/test-server.js';
  * envelope when denied, and cancelling it withdraws the request.
  */
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-const TOOL = 'delete_portal_user';
 const POLLS = 20;
 
-const pair = sqlReplicaPairPerFile({ mcpConformanceFixtures: true }, async ({ a }) => {
-  await requireApproval(a, TOOL, 600);
-});
+const pair = gatedToolPairPerFile('approval', { overrides: { mcpConformanceFixtures: true } });
 
 function call(
   t: TestServer,
@@ -221,7 +218,7 @@ async function approvalOf(taskId: string): Promise<Json> {
 describe('a call under the approval policy, from a client that speaks tasks', () => {
   it('is a working task while pending; approved through REST on the other replica, 20 concurrent polls run it once and complete it with the result', async () => {
     const target = await createPortalUser(pair.a, 'Task Target');
-    const created = resultOf(await call(pair.a, TOOL, { id: target.id }));
+    const created = resultOf(await call(pair.a, GATED_TOOL, { id: target.id }));
     expect(created).toMatchObject({ resultType: 'task', status: 'working' });
     expect(created.statusMessage).toContain('admin permission other than Olivia Owner');
     const approval = await approvalOf(created.taskId);
@@ -262,14 +259,14 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
     const history = await sqlRows(
       pair.sql,
       `SELECT status FROM mcp_tool_calls WHERE tool = $1 AND status = 'ok'`,
-      [TOOL],
+      [GATED_TOOL],
     );
     expect(history).toHaveLength(1);
   });
 
   it('denied: the task fails with the API envelope (approval_denied, the reason) and nothing runs', async () => {
     const target = await createPortalUser(pair.a, 'Denied Task Target');
-    const created = resultOf(await call(pair.a, TOOL, { id: target.id }));
+    const created = resultOf(await call(pair.a, GATED_TOOL, { id: target.id }));
     const approval = await approvalOf(created.taskId);
     expect(await decide(pair.a, approval.id, 'deny', { reason: 'not today' })).toBe(200);
     const failed = await settled(created.taskId);
@@ -285,7 +282,7 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
 
   it('expired before anyone decided: the task fails with approval_expired, told once, nothing runs', async () => {
     const target = await createPortalUser(pair.a, 'Lapsed Task Target');
-    const created = resultOf(await call(pair.a, TOOL, { id: target.id }));
+    const created = resultOf(await call(pair.a, GATED_TOOL, { id: target.id }));
     const approval = await approvalOf(created.taskId);
     await pair.sql.query(
       `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
@@ -299,14 +296,14 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
     });
     expect(await decide(pair.b, approval.id, 'approve')).toBe(409);
     // The expiry was told through the task: a retry without tasks asks anew instead.
-    const retried = resultOf(await call(pair.b, TOOL, { id: target.id }, {}));
+    const retried = resultOf(await call(pair.b, GATED_TOOL, { id: target.id }, {}));
     expect(textJsonOf(retried).error.code).toBe('approval_pending');
     expect(await portalUserStatus(pair.a, target.id)).toBe(200);
   });
 
   it('cancelled by the requester: the request is withdrawn (audited) and can no longer be approved', async () => {
     const target = await createPortalUser(pair.a, 'Withdrawn Target');
-    const created = resultOf(await call(pair.b, TOOL, { id: target.id }));
+    const created = resultOf(await call(pair.b, GATED_TOOL, { id: target.id }));
     const approval = await approvalOf(created.taskId);
     expect(
       resultOf(await tasks(pair.a, 'tasks/cancel', { taskId: created.taskId })).resultType,
@@ -325,7 +322,7 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
 
   it('a client without the extension keeps the isError approval_pending answer', async () => {
     const target = await createPortalUser(pair.a, 'Retry Path Target');
-    const res = await call(pair.a, TOOL, { id: target.id }, {});
+    const res = await call(pair.a, GATED_TOOL, { id: target.id }, {});
     const result = resultOf(res);
     expect(result.resultType).toBe('complete');
     expect(result.isError).toBe(true);

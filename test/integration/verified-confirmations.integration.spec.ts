@@ -12,10 +12,11 @@ import {
 import {
   auditEvents,
   createPortalUser,
+  GATED_TOOL,
+  gatedToolPairPerFile,
   portalUserStatus,
   setConfirmationPolicy,
   sqlRows,
-  sqlReplicaPairPerFile,
 } from '../support/confirmation-records.js';
 import { legacyInitialize } from '../support/raw-mcp.js';
 import type { TestServer } from '../support/test-server.js';
@@ -28,16 +29,16 @@ import type { TestServer } from '../support/test-server.js';
  * concurrent retries on both replicas: one run), and a decision that lapsed, was already used or
  * was made under another policy version decides nothing.
  */
-const TOOL = 'delete_portal_user';
 const RETRIES = 20;
 const URL_MODE = { elicitation: { url: {} } };
 
 let olivia: BrowserAgent;
 let max: BrowserAgent;
-const pair = sqlReplicaPairPerFile({}, async ({ a }) => {
-  await setConfirmationPolicy(a, TOOL, { mode: 'verified', expiry_seconds: 600 });
-  olivia = await signedInAgent(a, 'olivia.owner@acme.test');
-  max = await signedInAgent(a, 'max.member@acme.test');
+const pair = gatedToolPairPerFile('verified', {
+  setUp: async ({ a }) => {
+    olivia = await signedInAgent(a, 'olivia.owner@acme.test');
+    max = await signedInAgent(a, 'max.member@acme.test');
+  },
 });
 
 /** The owner's delete on 2026-07-28 from a client that declares URL-mode elicitation. */
@@ -46,7 +47,9 @@ function modernDelete(
   id: string,
   retry: { requestState?: string; inputResponses?: unknown } = {},
 ): Promise<WireResponse> {
-  return modernToolCall(t.url, t.tokens.owner, TOOL, { id }, retry, { capabilities: URL_MODE });
+  return modernToolCall(t.url, t.tokens.owner, GATED_TOOL, { id }, retry, {
+    capabilities: URL_MODE,
+  });
 }
 
 /** A 2025-11-25 session whose initialize declared `elicitation.url` (or only `capabilities`). */
@@ -74,7 +77,7 @@ function legacyDelete(
       jsonrpc: '2.0',
       id: nextId++,
       method: 'tools/call',
-      params: { name: TOOL, arguments: { id } },
+      params: { name: GATED_TOOL, arguments: { id } },
     },
     { 'mcp-protocol-version': version, 'mcp-session-id': session },
   );
@@ -247,7 +250,9 @@ describe('verified policy, 2026-07-28', () => {
       ['confirmation.executed', 'Olivia Owner', 'mcp', 'raw-e2e'],
     ]);
     expect(chain.every((e) => e.confirmation_id === id)).toBe(true);
-    expect(chain.every((e) => e.resource_label === `${TOOL} portal_user ${target.id}`)).toBe(true);
+    expect(chain.every((e) => e.resource_label === `${GATED_TOOL} portal_user ${target.id}`)).toBe(
+      true,
+    );
     expect(chain[0].changes).toMatchObject({
       status: { before: null, after: 'pending' },
       mode: { before: null, after: 'verified' },
@@ -382,7 +387,7 @@ describe('verified policy, 2026-07-28', () => {
     const openFirst = pageOf(await modernDelete(pair.a, target.id));
     const page = await open(olivia, openFirst.id);
     expect(page.status).toBe(200);
-    const version = await setConfirmationPolicy(pair.a, TOOL, {
+    const version = await setConfirmationPolicy(pair.a, GATED_TOOL, {
       mode: 'verified',
       expiry_seconds: 900,
     });

@@ -217,3 +217,37 @@ export function sqlReplicaPairPerFile(
     },
   };
 }
+
+/**
+ * The destructive tool the approval, task and `verified` specs put under a policy: it deletes a
+ * portal user ({@link createPortalUser} makes one, {@link portalUserStatus} says whether it is
+ * gone).
+ */
+export const GATED_TOOL = 'delete_portal_user';
+
+/** How long {@link gatedToolPairPerFile}'s policy gives a person to decide. */
+const GATED_EXPIRY_SECONDS = 600;
+
+/**
+ * The file's {@link SqlReplicaPair} (with `overrides`) with {@link GATED_TOOL} under `mode`, set on
+ * `a` as the owner before the tests (`approval` first makes Max the second admin:
+ * {@link requireApproval}); then `setUp` runs, given that policy's version.
+ */
+export function gatedToolPairPerFile(
+  mode: 'approval' | 'verified',
+  options: {
+    overrides?: Partial<AppConfig>;
+    setUp?: (pair: SqlReplicaPair, policyVersion: number) => Promise<void> | void;
+  } = {},
+): Omit<SqlReplicaPair, 'close'> {
+  return sqlReplicaPairPerFile(options.overrides, async (pair) => {
+    const version =
+      mode === 'approval'
+        ? await requireApproval(pair.a, GATED_TOOL, GATED_EXPIRY_SECONDS)
+        : await setConfirmationPolicy(pair.a, GATED_TOOL, {
+            mode,
+            expiry_seconds: GATED_EXPIRY_SECONDS,
+          });
+    await options.setUp?.(pair, version);
+  });
+}
