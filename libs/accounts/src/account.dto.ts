@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
-import { Input, Out, PageQueryDto, Trim } from '@app/rest-contract';
+import { DeletedOf, Input, Out, PageOf, PageQueryDto, Trim } from '@app/rest-contract';
 
 const NAME_MAX = 200;
 const EXTERNAL_ID_MAX = 200;
@@ -101,12 +101,6 @@ export class AccountDto {
   @Out.dateTime() updated_at: string;
 }
 
-export class AccountPageDto {
-  @Out.nested(() => AccountDto, { isArray: true }) data: AccountDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class AccountPageDto extends PageOf(AccountDto) {}
 
-export class DeletedAccountDto {
-  @Out.uuid() id: string;
-  @Out.constant(true) deleted: true;
-}
+export class DeletedAccountDto extends DeletedOf(AccountDto) {}

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { Input, Out, PageQueryDto } from '@app/rest-contract';
+import { Input, Out, PageOf, PageQueryDto } from '@app/rest-contract';
 import {
   APPROVAL_STATUSES,
   DECIDED_VIA,
@@ -82,10 +82,7 @@ export class ApprovalDto {
   executed_at: string | null;
 }
 
-export class ApprovalPageDto {
-  @Out.nested(() => ApprovalDto, { isArray: true }) data: ApprovalDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class ApprovalPageDto extends PageOf(ApprovalDto) {}
 
 export class PendingApprovalCountDto {
   @Out.integer({ description: 'Requests waiting for a decision now (unlapsed).' }) pending: number;

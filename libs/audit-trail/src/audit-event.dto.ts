@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsUUID } from 'class-validator';
-import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
+import { Input, Out, PageOf, TimeRangeQueryDto } from '@app/rest-contract';
 import {
   AUDIT_ACTIONS,
   AUDIT_ACTOR_TYPES,
@@ -132,10 +132,7 @@ export class AuditEventDto {
   confirmation_id: string | null;
 }
 
-export class AuditEventPageDto {
-  @Out.nested(() => AuditEventDto, { isArray: true }) data: AuditEventDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class AuditEventPageDto extends PageOf(AuditEventDto) {}
 
 export class AuditEventExportPageDto {
   @Out.nested(() => AuditEventDto, { isArray: true, description: 'Oldest first.' })

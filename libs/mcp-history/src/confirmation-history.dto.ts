@@ -6,7 +6,7 @@ import {
   CONFIRMATION_STATUSES,
   type ConfirmationStatus,
 } from '@app/mcp-confirmations';
-import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
+import { Input, Out, PageOf, TimeRangeQueryDto } from '@app/rest-contract';
 import { ToolCallDto } from './tool-call.dto.js';
 
 export class ConfirmationIdParamsDto {
@@ -80,10 +80,7 @@ export class ConfirmationDto {
   verified_at: string | null;
 }
 
-export class ConfirmationPageDto {
-  @Out.nested(() => ConfirmationDto, { isArray: true }) data: ConfirmationDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class ConfirmationPageDto extends PageOf(ConfirmationDto) {}
 
 /** A confirmation with what it led to: the tool call it authorized and the audit events it produced. */
 export class ConfirmationDetailDto extends ConfirmationDto {

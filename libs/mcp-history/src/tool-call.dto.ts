@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
 import { ERA_LABELS } from '@app/mcp-transport';
-import { Input, Out, TimeRangeQueryDto } from '@app/rest-contract';
+import { Input, Out, PageOf, TimeRangeQueryDto } from '@app/rest-contract';
 import { OutNumber } from './out-number.decorator.js';
 import type { ToolCallFields } from './tool-call-fields.js';
 import { TOOL_CALL_OUTCOMES, type ToolCallOutcome } from './tool-call-outcome.js';
@@ -121,7 +121,4 @@ export class ToolCallDto implements ToolCallFields<string> {
   @Out.dateTime() created_at: string;
 }
 
-export class ToolCallPageDto {
-  @Out.nested(() => ToolCallDto, { isArray: true }) data: ToolCallDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class ToolCallPageDto extends PageOf(ToolCallDto) {}

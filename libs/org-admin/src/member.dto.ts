@@ -7,7 +7,7 @@ import {
   type Permission,
   type Role,
 } from '@app/access-vocabulary';
-import { OptionalNotNull, Out, PageQueryDto } from '@app/rest-contract';
+import { OptionalNotNull, Out, PageOf, PageQueryDto } from '@app/rest-contract';
 
 const MEMBERSHIP_STATUSES = ['active', 'inactive'] as const;
 
@@ -63,7 +63,4 @@ export class MemberDto {
   @Out.dateTime() updated_at: string;
 }
 
-export class MemberPageDto {
-  @Out.nested(() => MemberDto, { isArray: true }) data: MemberDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class MemberPageDto extends PageOf(MemberDto) {}

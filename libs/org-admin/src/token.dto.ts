@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayUnique, IsArray, IsIn, IsOptional, IsUUID } from 'class-validator';
 import { SCOPES, type Scope, type TokenKind } from '@app/access-vocabulary';
-import { Input, Out, PageQueryDto, Timestamp } from '@app/rest-contract';
+import { Input, Out, PageOf, PageQueryDto, Timestamp } from '@app/rest-contract';
 
 export const TOKEN_STATUSES = ['active', 'expired', 'revoked'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
@@ -77,7 +77,4 @@ export class CreatedTokenDto extends TokenDto {
   secret: string;
 }
 
-export class TokenPageDto {
-  @Out.nested(() => TokenDto, { isArray: true }) data: TokenDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class TokenPageDto extends PageOf(TokenDto) {}

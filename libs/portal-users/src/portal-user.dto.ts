@@ -1,5 +1,13 @@
 import { IsBoolean, IsEmail, IsIn, IsOptional, IsUUID, MaxLength } from 'class-validator';
-import { Input, OptionalNotNull, Out, PageQueryDto, Trim } from '@app/rest-contract';
+import {
+  DeletedOf,
+  Input,
+  OptionalNotNull,
+  Out,
+  PageOf,
+  PageQueryDto,
+  Trim,
+} from '@app/rest-contract';
 
 export const PORTAL_USER_STATUSES = ['invited', 'active', 'inactive'] as const;
 export type PortalUserStatus = (typeof PORTAL_USER_STATUSES)[number];
@@ -153,15 +161,9 @@ export class PortalUserDto {
   @Out.dateTime() updated_at: string;
 }
 
-export class PortalUserPageDto {
-  @Out.nested(() => PortalUserDto, { isArray: true }) data: PortalUserDto[];
-  @Out.nextCursor() next_cursor: string | null;
-}
+export class PortalUserPageDto extends PageOf(PortalUserDto) {}
 
-export class DeletedPortalUserDto {
-  @Out.uuid() id: string;
-  @Out.constant(true) deleted: true;
-}
+export class DeletedPortalUserDto extends DeletedOf(PortalUserDto) {}
 
 export class AcceptedInvitationDto {
   @Out.uuid() portal_user_id: string;

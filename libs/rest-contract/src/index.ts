@@ -22,6 +22,7 @@ export {
   type TextInputOptions,
 } from './input-property.decorator.js';
 export { Out } from './response-property.decorator.js';
+export { DeletedOf, PageOf, type Deleted } from './response-dto.factory.js';
 export { ApiErrors, ApiErrorEnvelope, AUTH_ERROR_CODES } from './api-errors.decorator.js';
 export type { EndpointContract, ResponseOf } from './endpoint-contract.js';
 export type { Plain } from './plain.js';
