@@ -1,10 +1,7 @@
 import {
   context,
   propagation,
-  SpanKind,
-  SpanStatusCode,
   trace,
-  TraceFlags,
   type Attributes,
   type Context,
   type Link,
@@ -17,7 +14,7 @@ import {
   type McpMessageStart,
   type McpObservation,
 } from '@app/mcp-transport';
-import { detachUnsampled, parentContext, serverTracer } from '@app/tracing';
+import { markFailed, parentContext, startServerSpan } from '@app/tracing';
 
 /** The W3C trace context a request may carry in `params._meta` (SEP-414: unprefixed by exception). */
 const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate', 'baggage'] as const;
@@ -76,27 +73,16 @@ export class McpTracing {
     const session = message.headers[SESSION_HEADER];
     if (session !== undefined && SESSION_ID.test(session)) attributes['mcp.session.id'] = session;
 
-    const span = serverTracer().startSpan(
-      name,
-      { kind: SpanKind.SERVER, attributes, links },
-      parent,
-    );
-    // A call the sampler dropped runs without its span (its ids kept for logs and history), so
-    // the SQL and Redis instrumentations below it make no spans that would be dropped anyway.
-    const active = detachUnsampled(trace.setSpan(parent, span));
-    const spanContext = span.spanContext();
+    const started = startServerSpan(name, { attributes, links }, parent);
+    const { span } = started;
     return {
-      traceId:
-        (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 ? spanContext.traceId : undefined,
-      run: (serve) => context.with(active, serve),
+      traceId: started.sampledTraceId,
+      run: (serve) => context.with(started.context, serve),
       end: (observation) => {
         if (observation.protocolVersion !== 'unknown')
           span.setAttribute('mcp.protocol.version', observation.protocolVersion);
         const errorType = errorTypeOf(observation);
-        if (errorType !== undefined) {
-          span.setAttribute('error.type', errorType);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-        }
+        if (errorType !== undefined) markFailed(span, errorType);
         const code = rpcErrorCodeOf(observation.outcome);
         if (code !== undefined) span.setAttribute('rpc.response.status_code', String(code));
         span.end();

@@ -8,6 +8,7 @@ import {
   TraceFlags,
   type Attributes,
   type Context,
+  type Link,
   type Span,
   type SpanContext,
   type Tracer,
@@ -118,6 +119,35 @@ export function parentContext(): Context {
   if (trace.getSpan(active) !== undefined) return active;
   const kept = keptTrace(active);
   return kept === undefined ? active : trace.setSpanContext(active, kept);
+}
+
+/** A SERVER span started by {@link startServerSpan}. */
+export interface ServerSpan {
+  span: Span;
+  /** The context the message's work runs in: the span's, detached if the sampler dropped it. */
+  context: Context;
+  /** The span's trace id when the sampler kept it (a dropped trace leads nowhere). */
+  sampledTraceId: string | undefined;
+}
+
+/**
+ * Starts a SERVER span under `parent` for one message a transport received (an MCP message; the
+ * HTTP instrumentation makes the HTTP requests' own). Only call when {@link tracingActive}.
+ */
+export function startServerSpan(
+  name: string,
+  options: { attributes: Attributes; links: Link[] },
+  parent: Context,
+): ServerSpan {
+  const span = serverTracer().startSpan(name, { kind: SpanKind.SERVER, ...options }, parent);
+  const { traceId, traceFlags } = span.spanContext();
+  return {
+    span,
+    // A message the sampler dropped runs without its span (its ids kept for logs and history),
+    // so the SQL and Redis instrumentations below it make no spans that would be dropped anyway.
+    context: detachUnsampled(trace.setSpan(parent, span)),
+    sampledTraceId: (traceFlags & TraceFlags.SAMPLED) !== 0 ? traceId : undefined,
+  };
 }
 
 /** The tracer of this server's own spans; only call when {@link tracingActive}. */
@@ -240,9 +270,14 @@ export function outsideTraces<T>(fn: () => T): T {
 }
 
 function endFailed(span: Span, error: unknown): void {
-  span.setStatus({ code: SpanStatusCode.ERROR });
-  span.setAttribute('error.type', errorType(error));
+  markFailed(span, errorType(error));
   span.end();
+}
+
+/** Marks `span` failed: status ERROR, and what failed as the conventions' `error.type`. */
+export function markFailed(span: Span, type: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.setAttribute('error.type', type);
 }
 
 /** An error's class name (`error.type`): its message may carry request data, so it never goes on a span. */
