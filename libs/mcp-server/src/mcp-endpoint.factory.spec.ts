@@ -34,12 +34,14 @@ function setup(
   const requestMetrics = new McpRequestMetrics(service, catalog);
   const logger = { error: vi.fn<(details: object, message: string) => void>() };
   const endpoint = createMcpEndpoint({
-    catalog,
-    executor: { call: vi.fn<() => Promise<McpHandlerOutcome>>(call) } as unknown as ToolExecutor,
-    resources: {} as ResourcesHandler,
-    prompts: {} as PromptsHandler,
-    completions: {} as CompletionsHandler,
-    tasks: {} as TasksHandler,
+    parts: {
+      catalog,
+      executor: { call: vi.fn<() => Promise<McpHandlerOutcome>>(call) } as unknown as ToolExecutor,
+      resources: {} as ResourcesHandler,
+      prompts: {} as PromptsHandler,
+      completions: {} as CompletionsHandler,
+      tasks: {} as TasksHandler,
+    },
     requestMetrics,
     logger,
     version: '1.2.3',

@@ -10,13 +10,8 @@ import {
 } from '@app/mcp-transport';
 import {
   assertFirstPage,
-  CompletionsHandler,
-  PromptsHandler,
-  ResourcesHandler,
+  McpEndpointParts,
   STATIC_LIST_CACHE,
-  TasksHandler,
-  ToolCatalog,
-  ToolExecutor,
   type McpCallExtra,
 } from '@app/mcp-tools';
 import { MCP_SERVER_INSTRUCTIONS } from './mcp-server.instructions.js';
@@ -56,12 +51,7 @@ export const MCP_CAPABILITIES: { legacy: McpServerCapabilities; modern: McpServe
 export const TOOLS_LIST_CACHE: McpCacheHint = STATIC_LIST_CACHE;
 
 export interface McpEndpointDependencies {
-  catalog: ToolCatalog;
-  executor: ToolExecutor;
-  resources: ResourcesHandler;
-  prompts: PromptsHandler;
-  completions: CompletionsHandler;
-  tasks: TasksHandler;
+  parts: McpEndpointParts;
   requestMetrics: McpRequestMetrics;
   logger: Pick<Logger, 'error'>;
   version: string;
@@ -73,7 +63,8 @@ export interface McpEndpointDependencies {
 
 /** The one MCP endpoint: server identity, capabilities, and the `method → handler` map. */
 export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointService<McpCallExtra> {
-  const { catalog, executor, resources, prompts, completions, tasks, tracing } = deps;
+  const { catalog, executor, resources, prompts, completions, tasks } = deps.parts;
+  const { tracing } = deps;
   return new McpEndpointService<McpCallExtra>({
     serverInfo: { name: MCP_SERVER_NAME, version: deps.version, title: MCP_SERVER_TITLE },
     instructions: MCP_SERVER_INSTRUCTIONS,
@@ -122,33 +113,10 @@ export function createMcpEndpoint(deps: McpEndpointDependencies): McpEndpointSer
 
 export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtra>> = {
   provide: McpEndpointService,
-  inject: [
-    ToolCatalog,
-    ToolExecutor,
-    ResourcesHandler,
-    PromptsHandler,
-    CompletionsHandler,
-    TasksHandler,
-    McpRequestMetrics,
-    AppConfig,
-  ],
-  useFactory: (
-    catalog: ToolCatalog,
-    executor: ToolExecutor,
-    resources: ResourcesHandler,
-    prompts: PromptsHandler,
-    completions: CompletionsHandler,
-    tasks: TasksHandler,
-    requestMetrics: McpRequestMetrics,
-    config: AppConfig,
-  ) =>
+  inject: [McpEndpointParts, McpRequestMetrics, AppConfig],
+  useFactory: (parts: McpEndpointParts, requestMetrics: McpRequestMetrics, config: AppConfig) =>
     createMcpEndpoint({
-      catalog,
-      executor,
-      resources,
-      prompts,
-      completions,
-      tasks,
+      parts,
       requestMetrics,
       logger: new Logger('McpEndpoint'),
       version: readServerVersion(),
@@ -156,7 +124,8 @@ export const mcpEndpointProvider: FactoryProvider<McpEndpointService<McpCallExtr
       sessionIds: new McpSessionIdCodec(serverSecretKeys(config)),
       tracing: tracingActive()
         ? new McpTracing(
-            (name) => catalog.get(name) !== undefined || catalog.extension(name) !== undefined,
+            (name) =>
+              parts.catalog.get(name) !== undefined || parts.catalog.extension(name) !== undefined,
           )
         : undefined,
     }),

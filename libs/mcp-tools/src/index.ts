@@ -1,4 +1,5 @@
 export { McpToolsModule } from './mcp-tools.module.js';
+export { McpEndpointParts } from './mcp-endpoint-parts.js';
 export { clientNameOf, type McpCallExtra } from './mcp-call-extra.js';
 export { RestDispatcher, type RestResponse } from './rest-dispatcher.js';
 export { ToolCatalog, compileTool, pathParamsOf, type CompiledTool } from './tool-catalog.js';

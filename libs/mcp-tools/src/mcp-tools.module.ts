@@ -9,6 +9,7 @@ import { ToolCallHistoryModule } from '@app/mcp-history';
 import { McpTasksModule } from '@app/mcp-tasks';
 import { CompletionsHandler } from './completions.handler.js';
 import { DestructiveToolGate } from './destructive-tool.gate.js';
+import { McpEndpointParts } from './mcp-endpoint-parts.js';
 import { PromptsHandler } from './prompts.handler.js';
 import { ResourcesHandler } from './resources.handler.js';
 import { TaskRunner } from './task-runner.js';
@@ -18,16 +19,11 @@ import { ToolCallObserver } from './tool-call.observer.js';
 import { ToolCatalog } from './tool-catalog.js';
 import { ToolExecutor } from './tool-executor.js';
 
-/** What other modules inject: the catalogue, the executor and the method handlers, the dispatcher. */
-const EXPORTED = [
-  RestDispatcher,
-  ToolCatalog,
-  ToolExecutor,
-  ResourcesHandler,
-  PromptsHandler,
-  CompletionsHandler,
-  TasksHandler,
-];
+/**
+ * What other modules inject: the dispatcher, the catalogue (the request metrics name tools by it)
+ * and what the MCP endpoint is built from.
+ */
+const EXPORTED = [RestDispatcher, ToolCatalog, McpEndpointParts];
 
 /**
  * The MCP tools: registry, the one executor, in-process REST dispatch, confirmation gate, and the
@@ -44,7 +40,17 @@ const EXPORTED = [
     ApprovalRequestsModule,
     McpTasksModule,
   ],
-  providers: [...EXPORTED, DestructiveToolGate, ToolCallObserver, TaskRunner],
+  providers: [
+    ...EXPORTED,
+    ToolExecutor,
+    ResourcesHandler,
+    PromptsHandler,
+    CompletionsHandler,
+    TasksHandler,
+    DestructiveToolGate,
+    ToolCallObserver,
+    TaskRunner,
+  ],
   exports: EXPORTED,
 })
 export class McpToolsModule {}
