@@ -24,6 +24,11 @@ import {
 } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 
+// The build's rate-limiter options (`npm run build` first): pure functions, no app code.
+const { postgresLimiterOptions, redisLimiterOptions } = await import(
+  new URL('../../dist/libs/rate-limit/src/limiter-options.js', import.meta.url).href
+);
+
 const db = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DB_POOL_SIZE ?? 10),
@@ -113,32 +118,20 @@ const factory = () => {
 const handler = toNodeHandler(createMcpHandler(factory, { onerror: () => undefined }));
 
 // `/mcp-limited`: the same, plus the two budgets our server keeps (per client IP before the token
-// lookup, per token after it) with the same library, store and table, so E can also be compared
-// doing equal work. Keys are prefixed `sdk-…` so they never share a budget with the server.
-const storeClient = { query: (q) => db.query({ text: q.text, values: q.values }) };
+// lookup, per token after it) with the same library, store, table and options: the limiters'
+// options are our server's own (`limiter-options.js` of the build, a module that imports nothing),
+// so E can also be compared doing equal work. Keys are prefixed `sdk-…` so they never share a
+// budget with the server; the budget is too large to refuse anyone.
+const POINTS = 100_000_000;
 const limiter = (keyPrefix) =>
-  new RateLimiterPostgres({
-    storeClient,
-    storeType: 'pool',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    keyPrefix,
-    points: 100_000_000,
-    duration: 60,
-  });
-// The same budgets in Redis, with the options our server gives its Redis limiter.
+  new RateLimiterPostgres(postgresLimiterOptions(db, keyPrefix, POINTS, 60));
+// The same budgets in Redis.
 const redis =
   process.env.REDIS_URL === undefined
     ? undefined
     : new Redis(process.env.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
 const redisLimiter = (keyPrefix) =>
-  new RateLimiterRedis({
-    storeClient: redis,
-    rejectIfRedisNotReady: true,
-    keyPrefix,
-    points: 100_000_000,
-    duration: 60,
-  });
+  new RateLimiterRedis(redisLimiterOptions(redis, keyPrefix, POINTS, 60));
 const budgets = {
   '/mcp-limited': { perIp: limiter('sdk-ip'), perToken: limiter('sdk-token') },
   ...(redis === undefined

@@ -11,11 +11,12 @@ import {
 import type { DataSource } from 'typeorm';
 import { AppConfig } from '@app/config';
 import { MetricsService, type RateLimitBudget } from '@app/metrics';
+import {
+  postgresLimiterOptions,
+  redisLimiterOptions,
+  type PgQueryable,
+} from './limiter-options.js';
 import { redactRedisUrl } from './redis-url.js';
-
-interface PgQueryable {
-  query(q: { text: string; values?: unknown[] }): Promise<unknown>;
-}
 
 function isPgQueryable(value: unknown): value is PgQueryable {
   return (
@@ -53,19 +54,6 @@ const SIGN_IN_WINDOW = 15 * 60;
 const HOUR = 3600;
 
 type MakeLimiter = (keyPrefix: string, points: number, duration: number) => RateLimiterAbstract;
-
-/**
- * Once a key has spent its budget, it is refused from memory for a while (at most 10 s) instead of
- * asking the store again on every request of a flood.
- */
-function blocking(points: number, duration: number) {
-  return {
-    points,
-    duration,
-    inMemoryBlockOnConsumed: points,
-    inMemoryBlockDuration: Math.min(10, duration),
-  };
-}
 
 /**
  * Two budgets, per client IP before authentication and per token after it, and the slower
@@ -185,31 +173,15 @@ export class RateLimitService implements OnModuleInit, OnModuleDestroy {
       this.redis = redis;
       const prefix = `${this.config.redisKeyPrefix}:rl`;
       return (keyPrefix, points, duration) =>
-        new RateLimiterRedis({
-          storeClient: redis,
-          rejectIfRedisNotReady: true,
-          keyPrefix: `${prefix}:${keyPrefix}`,
-          ...blocking(points, duration),
-        });
+        new RateLimiterRedis(
+          redisLimiterOptions(redis, `${prefix}:${keyPrefix}`, points, duration),
+        );
     }
     // The Postgres driver keeps its `pg` pool as `master`.
     const pool = 'master' in this.ds.driver ? this.ds.driver.master : undefined;
     if (!isPgQueryable(pool)) throw new Error('RateLimitService: the data source has no pg pool');
-    // Unnamed statements only: the embedded Postgres shares one session across connections, so
-    // a named prepared statement made on one pool connection collides on the next.
-    const storeClient: PgQueryable = {
-      query: (q: { text: string; values?: unknown[] }) =>
-        pool.query({ text: q.text, values: q.values }),
-    };
     return (keyPrefix, points, duration) =>
-      new RateLimiterPostgres({
-        storeClient,
-        storeType: 'pool',
-        tableName: 'rate_limits',
-        tableCreated: true,
-        keyPrefix,
-        ...blocking(points, duration),
-      });
+      new RateLimiterPostgres(postgresLimiterOptions(pool, keyPrefix, points, duration));
   }
 
   private async consume(budget: Budget, key: string): Promise<RateLimitDecision> {
