@@ -1,9 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
-import { DeletedOf, Input, Out, PageOf, PageQueryDto, Trim } from '@app/rest-contract';
+import { DeletedOf, ExternalId, Input, Out, PageOf, PageQueryDto, Trim } from '@app/rest-contract';
 
 const NAME_MAX = 200;
-const EXTERNAL_ID_MAX = 200;
 const TAX_ID_MAX = 50;
 const TAX_ID_SHAPE = /^[0-9A-Za-z][0-9A-Za-z ./-]*$/;
 const TAX_ID_MESSAGE = 'must contain letters and digits (spaces, ".", "/" and "-" allowed)';
@@ -48,13 +47,7 @@ export class CreateAccountDto {
   })
   name: string;
 
-  @Input.optionalText({
-    type: String,
-    nullable: true,
-    maxLength: EXTERNAL_ID_MAX,
-    description:
-      'The company’s id in another system (e.g. a CRM); unique in the organisation (else CONFLICT).',
-  })
+  @ExternalId.create('The company’s')
   external_id?: string | null;
 
   @Input.optional({
@@ -74,12 +67,7 @@ export class UpdateAccountDto {
   @Input.optionalText({ maxLength: NAME_MAX, description: 'New company name.' })
   name?: string;
 
-  @Input.optionalText({
-    type: String,
-    nullable: true,
-    maxLength: EXTERNAL_ID_MAX,
-    description: 'New id in another system, unique in the organisation; null clears it.',
-  })
+  @ExternalId.update()
   external_id?: string | null;
 
   @Input.optional({

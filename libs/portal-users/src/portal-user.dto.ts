@@ -1,6 +1,7 @@
 import { IsBoolean, IsEmail, IsIn, IsOptional, IsUUID, MaxLength } from 'class-validator';
 import {
   DeletedOf,
+  ExternalId,
   Input,
   OptionalNotNull,
   Out,
@@ -14,7 +15,6 @@ export type PortalUserStatus = (typeof PORTAL_USER_STATUSES)[number];
 
 const EMAIL_MAX = 254;
 const NAME_MAX = 200;
-const EXTERNAL_ID_MAX = 200;
 
 export class PortalUserIdParamsDto {
   @Input.required({
@@ -70,13 +70,7 @@ export class CreatePortalUserDto {
   })
   name: string;
 
-  @Input.optionalText({
-    type: String,
-    nullable: true,
-    maxLength: EXTERNAL_ID_MAX,
-    description:
-      'The person’s id in another system (e.g. a CRM); unique in the organisation (else CONFLICT).',
-  })
+  @ExternalId.create('The person’s')
   external_id?: string | null;
 
   @Input.optional({
@@ -119,12 +113,7 @@ export class UpdatePortalUserDto {
   @Input.optionalText({ maxLength: NAME_MAX, description: 'New full name.' })
   name?: string;
 
-  @Input.optionalText({
-    type: String,
-    nullable: true,
-    maxLength: EXTERNAL_ID_MAX,
-    description: 'New id in another system, unique in the organisation; null clears it.',
-  })
+  @ExternalId.update()
   external_id?: string | null;
 
   @Input.optional({

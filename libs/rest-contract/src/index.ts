@@ -16,6 +16,7 @@ export {
 } from './cursor.js';
 export { PageQueryDto, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './page-query.dto.js';
 export { OptionalNotNull, Trim } from './input-decorators.js';
+export { ExternalId } from './external-id.input.js';
 export {
   Input,
   type InputPropertyOptions,
