@@ -10,8 +10,10 @@ export type LedgerChange = 'created' | 'consumed' | 'declined' | 'expired';
 
 /**
  * What a row returned by a winning statement became, read from the row itself: a `pending` row
- * was just created (no statement leads back to `pending`), any other row is its new status. So
- * what is recorded cannot disagree with what the statement set.
+ * was just created (no recorded statement leads back to `pending`; the page's verification,
+ * which keeps a row pending, is {@link ConfirmationLedger.decideOnPage}'s, audited by its caller
+ * in its own transaction), any other row is its new status. So what is recorded cannot disagree
+ * with what the statement set.
  */
 export function changeOf(row: Pick<McpConfirmation, 'status'>): LedgerChange {
   return row.status === 'pending' ? 'created' : row.status;
