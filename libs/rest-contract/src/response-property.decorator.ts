@@ -124,7 +124,11 @@ export const Out = {
     applyDecorators(
       declared,
       ApiProperty({
-        type: cls,
+        // A lazy type as @nestjs/swagger reads one: a function *named* `type` (it tells a lazy
+        // type from a class by that name), which an arrow function written as this property is.
+        // `cls` itself is anonymous, so passed as is it was taken for a class named `` and every
+        // nested field became `$ref: '#/components/schemas/'`.
+        type: () => cls(),
         isArray: o.isArray ?? false,
         required: true,
         nullable: o.nullable ?? false,
