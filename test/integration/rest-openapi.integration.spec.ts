@@ -1,3 +1,6 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { getMetadataStorage } from 'class-validator';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolCatalog } from '@app/mcp-tools';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -103,6 +106,46 @@ describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
     ]);
   });
 
+  it('is a valid OpenAPI 3 document, as @readme/openapi-parser judges it', async () => {
+    expect(doc.openapi).toMatch(/^3\./);
+    // It dereferences what it validates, in place: a copy leaves the other tests the document.
+    const result = await validate(structuredClone(doc));
+    expect(result.valid ? '' : compileErrors(result)).toBe('');
+    expect(result).toMatchObject({ valid: true, warnings: [], specification: 'OpenAPI' });
+  });
+
+  it('points every $ref at something the document holds (no `#/components/schemas/`)', () => {
+    const refs = refsIn(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    const dangling = refs.filter(({ ref }) => resolve(doc, ref) === undefined);
+    expect(dangling).toEqual([]);
+  });
+
+  it('refers each nested response field to the schema class-validator-jsonschema names for it', () => {
+    // The MCP output schemas' generator, reading the same `Out.nested` fields: an outside judge
+    // of which DTO a field holds (e.g. AccountPageDto's `data` items → AccountDto).
+    const mcp: Record<string, Json> = validationMetadatasToSchemas({
+      classValidatorMetadataStorage: getMetadataStorage(),
+      refPointerPrefix: SCHEMAS,
+    });
+    const nested: string[] = [];
+    for (const [name, schema] of Object.entries<Json>(doc.components.schemas)) {
+      // The error envelope is no DTO class (its `details` has a test of its own, above).
+      if (name.startsWith('ApiError')) continue;
+      for (const [field, property] of Object.entries<Json>(schema.properties ?? {})) {
+        const openapi = refsIn(property).map(({ ref }) => ref);
+        if (openapi.length === 0) continue;
+        nested.push(`${name}.${field}`);
+        const judged = refsIn(mcp[name]?.properties?.[field] ?? {}).map(({ ref }) => ref);
+        expect(openapi, `${name}.${field}`).toEqual(judged);
+      }
+    }
+    expect(nested).toContain('AccountPageDto.data');
+    expect(doc.components.schemas.AccountPageDto.properties.data.items).toEqual({
+      $ref: `${SCHEMAS}AccountDto`,
+    });
+  });
+
   it('describes the bearer tokens as what they are: opaque pat_/oat_ secrets, not JWTs', () => {
     const bearer = doc.components.securitySchemes.bearer;
     expect(bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque' });
@@ -111,3 +154,27 @@ describe('/v1/openapi.json documents the REST API from the same DTOs', () => {
     expect(JSON.stringify(doc.components.securitySchemes)).not.toContain('JWT');
   });
 });
+
+const SCHEMAS = '#/components/schemas/';
+
+/** Every `$ref` under `node`, with the JSON pointer of the object holding it. */
+function refsIn(node: Json, at = '#'): Array<{ at: string; ref: string }> {
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries<Json>(node).flatMap(([key, value]) =>
+    key === '$ref' && typeof value === 'string'
+      ? [{ at, ref: value }]
+      : refsIn(value, `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`),
+  );
+}
+
+/** What a local reference (`#/a/b`) points at in `doc`; undefined when nothing is there. */
+function resolve(doc: Json, ref: string): Json {
+  if (!ref.startsWith('#/')) return undefined;
+  let node: Json = doc;
+  for (const token of ref.slice(2).split('/')) {
+    const key = token.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
