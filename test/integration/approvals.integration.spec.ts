@@ -7,42 +7,27 @@ import {
   modernToolCall,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import {
-  auditEvents,
-  createPortalUser,
-  GATED_TOOL,
-  gatedToolPairPerFile,
-  portalUserStatus,
-  setConfirmationPolicy,
-  sqlRows,
-} from '../support/confirmation-records.js';
+import { CONCURRENT_RETRIES, gatedToolPairPerFile } from '../support/confirmation-records.js';
 import type { TestServer } from '../support/test-server.js';
 
 /**
  * Four-eyes approval (confirmation policy `approval`, ADR 0011) on two replicas of one database:
  * a destructive call records one request and answers `approval_pending` in both eras; another
  * admin approves (never the requester) or denies it with a reason; the same call retried runs once
- * (20 concurrent retries across both replicas: one execution), is told the denial or the expiry
+ * (concurrent retries across both replicas: one execution), is told the denial or the expiry
  * once, and a decision made under an older policy version counts for nothing. The demo member Max
  * is made an admin here, to be the second admin.
  */
-const RETRIES = 20;
-
-let policyVersion = 0;
-const pair = gatedToolPairPerFile('approval', {
-  setUp: (_, version) => {
-    policyVersion = version;
-  },
-});
+const pair = gatedToolPairPerFile('approval');
 
 /** The owner's delete of `id` on 2026-07-28 without elicitation (approval needs none). */
 function modernDelete(t: TestServer, id: string): Promise<WireResponse> {
-  return modernToolCall(t.url, t.tokens.owner, GATED_TOOL, { id }, {}, { capabilities: {} });
+  return modernToolCall(t.url, t.tokens.owner, pair.tool, { id }, {}, { capabilities: {} });
 }
 
 function legacyDelete(t: TestServer, id: string): Promise<WireResponse> {
   return legacyRequest(t.url, t.tokens.owner, 'tools/call', {
-    name: GATED_TOOL,
+    name: pair.tool,
     arguments: { id },
   });
 }
@@ -76,16 +61,15 @@ async function decide(
 }
 
 async function approvalRows(targetId: string): Promise<Json[]> {
-  return sqlRows(
-    pair.sql,
+  return pair.sqlRows(
     `SELECT id, status, policy_version FROM mcp_approvals WHERE target_id = $1 ORDER BY created_at`,
     [targetId],
   );
 }
 
 describe('approval policy', () => {
-  it('one request for the call in both eras; the admins are told; the requester cannot approve it; another admin does; 20 concurrent retries on two replicas run it once', async () => {
-    const target = await createPortalUser(pair.a, 'Approval Target');
+  it(`one request for the call in both eras; the admins are told; the requester cannot approve it; another admin does; ${CONCURRENT_RETRIES} concurrent retries on two replicas run it once`, async () => {
+    const target = await pair.newTarget('Approval Target');
     const first = await modernDelete(pair.a, target.id);
     expect(outcomeOf(first)).toBe('approval_pending');
     const id: string = errorOf(first).details.approval_id;
@@ -96,9 +80,9 @@ describe('approval policy', () => {
     expect(outcomeOf(again)).toBe('approval_pending');
     expect(errorOf(again).details.approval_id).toBe(id);
     expect(await approvalRows(target.id)).toEqual([
-      { id, status: 'pending', policy_version: policyVersion },
+      { id, status: 'pending', policy_version: pair.policyVersion },
     ]);
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
 
     const listed: Json = await (
       await pair.b.request('/v1/mcp/approvals?status=pending', { token: 'member' })
@@ -106,15 +90,15 @@ describe('approval policy', () => {
     expect(listed.data).toEqual([
       expect.objectContaining({
         id,
-        tool: GATED_TOOL,
+        tool: pair.tool,
         status: 'pending',
         arguments: { id: target.id },
-        target_type: 'portal_user',
+        target_type: pair.targetType,
         target_id: target.id,
         requester_name: 'Olivia Owner',
         requester_email: 'olivia.owner@acme.test',
         client_name: 'raw-e2e',
-        policy_version: policyVersion,
+        policy_version: pair.policyVersion,
         message: expect.stringContaining('Approval Target'),
       }),
     ]);
@@ -125,7 +109,7 @@ describe('approval policy', () => {
 
     // Max, the other admin, got a mail with the console's link (no secret in it); Olivia none.
     const outbox: Json = await (await pair.a.request('/v1/mail/outbox', { token: 'owner' })).json();
-    const mails: Json[] = outbox.data.filter((m: Json) => m.subject.includes(GATED_TOOL));
+    const mails: Json[] = outbox.data.filter((m: Json) => m.subject.includes(pair.tool));
     expect(mails.map((m) => m.to)).toEqual(['max.member@acme.test']);
     expect(mails[0].text).toContain(`${pair.a.server.config.baseUrl}/admin/approvals`);
     expect(mails[0].text).toContain(id);
@@ -152,7 +136,7 @@ describe('approval policy', () => {
     expect((await decide(pair.a, 'member', id, 'deny', { reason: 'too late' })).status).toBe(409);
 
     const outcomes = await Promise.all(
-      Array.from({ length: RETRIES }, (_, i) =>
+      Array.from({ length: CONCURRENT_RETRIES }, (_, i) =>
         i % 2 === 0
           ? modernDelete(i % 4 === 0 ? pair.a : pair.b, target.id)
           : legacyDelete(i % 4 === 1 ? pair.a : pair.b, target.id),
@@ -163,16 +147,13 @@ describe('approval policy', () => {
     expect(
       outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed' && o !== 'NOT_FOUND'),
     ).toEqual([]);
-    expect(await portalUserStatus(pair.b, target.id)).toBe(404);
-    const deleted = await auditEvents(pair.a, {
-      action: 'portal_user.deleted',
-      resource_id: target.id,
-    });
+    expect(await pair.targetStatus(target.id, pair.b)).toBe(404);
+    const deleted = await pair.deletions(target.id);
     expect(deleted).toHaveLength(1);
     expect(await approvalRows(target.id)).toEqual([
-      { id, status: 'executed', policy_version: policyVersion },
+      { id, status: 'executed', policy_version: pair.policyVersion },
     ]);
-    const chain = await auditEvents(pair.a, { resource_type: 'approval', resource_id: id });
+    const chain = await pair.auditEvents({ resource_type: 'approval', resource_id: id });
     expect(chain.map((e) => [e.action, e.actor_name, e.channel]).toReversed()).toEqual([
       ['approval.requested', 'Olivia Owner', 'mcp'],
       ['approval.approved', 'Max Member', 'api'],
@@ -184,7 +165,7 @@ describe('approval policy', () => {
   });
 
   it('a denial is told once with its reason, nothing runs; calling again asks anew', async () => {
-    const target = await createPortalUser(pair.a, 'Denied Target');
+    const target = await pair.newTarget('Denied Target');
     const id: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
     const denied = await decide(pair.b, 'member', id, 'deny', { reason: 'not before the audit' });
     expect(denied.status).toBe(200);
@@ -196,8 +177,8 @@ describe('approval policy', () => {
     const anew = await modernDelete(pair.a, target.id);
     expect(outcomeOf(anew)).toBe('approval_pending');
     expect(errorOf(anew).details.approval_id).not.toBe(id);
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
-    const events = await auditEvents(pair.a, { resource_type: 'approval', resource_id: id });
+    expect(await pair.targetStatus(target.id)).toBe(200);
+    const events = await pair.auditEvents({ resource_type: 'approval', resource_id: id });
     expect(events.find((e) => e.action === 'approval.denied')).toMatchObject({
       actor_name: 'Max Member',
       changes: { reason: { before: null, after: 'not before the audit' } },
@@ -205,7 +186,7 @@ describe('approval policy', () => {
   });
 
   it('a request past its expiry cannot be decided, and the retry is told approval_expired once', async () => {
-    const target = await createPortalUser(pair.a, 'Lapsed Target');
+    const target = await pair.newTarget('Lapsed Target');
     const id: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
     await pair.sql.query(
       `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '10 minutes' WHERE id = $1`,
@@ -220,7 +201,7 @@ describe('approval policy', () => {
     expect(outcomeOf(told)).toBe('approval_expired');
     expect(errorOf(told).details.approval_id).toBe(id);
     expect(outcomeOf(await modernDelete(pair.b, target.id))).toBe('approval_pending');
-    const events = await auditEvents(pair.a, { action: 'approval.expired', resource_id: id });
+    const events = await pair.auditEvents({ action: 'approval.expired', resource_id: id });
     expect(events).toHaveLength(1);
 
     // Approved, then not used before the approval lapsed: expired too, and nothing ran.
@@ -231,42 +212,36 @@ describe('approval policy', () => {
       [second],
     );
     expect(outcomeOf(await legacyDelete(pair.a, target.id))).toBe('approval_expired');
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 
   it('a decision made under an older policy version is refused: nothing runs, a new request is made', async () => {
-    const target = await createPortalUser(pair.a, 'Versioned Target');
+    const target = await pair.newTarget('Versioned Target');
     const old: string = errorOf(await modernDelete(pair.a, target.id)).details.approval_id;
     expect((await decide(pair.a, 'member', old, 'approve')).status).toBe(200);
-    policyVersion = await setConfirmationPolicy(pair.a, GATED_TOOL, {
-      mode: 'approval',
-      expiry_seconds: 900,
-    });
+    await pair.setPolicyExpiry(900);
     const retried = await modernDelete(pair.a, target.id);
     expect(outcomeOf(retried)).toBe('approval_pending');
     const fresh: string = errorOf(retried).details.approval_id;
     expect(fresh).not.toBe(old);
     expect(errorOf(retried).message).toContain('older confirmation policy');
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
     expect(await approvalRows(target.id)).toEqual([
-      { id: old, status: 'superseded', policy_version: policyVersion - 1 },
-      { id: fresh, status: 'pending', policy_version: policyVersion },
+      { id: old, status: 'superseded', policy_version: pair.policyVersion - 1 },
+      { id: fresh, status: 'pending', policy_version: pair.policyVersion },
     ]);
     // The policy changes again before anyone decides: the decision is refused.
-    policyVersion = await setConfirmationPolicy(pair.a, GATED_TOOL, {
-      mode: 'approval',
-      expiry_seconds: 600,
-    });
+    await pair.setPolicyExpiry(600);
     const late = await decide(pair.a, 'member', fresh, 'approve');
     expect(late.status).toBe(409);
     expect(late.body.error.message).toContain('changed since this request was made');
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 });
 
 describe('approval in the call history', () => {
   it('the refused call and the call that ran carry the approval id; another organisation sees neither', async () => {
-    const target = await createPortalUser(pair.a, 'History Target');
+    const target = await pair.newTarget('History Target');
     const refused = await modernDelete(pair.a, target.id);
     expect(outcomeOf(refused)).toBe('approval_pending');
     const id: string = errorOf(refused).details.approval_id;
@@ -280,11 +255,11 @@ describe('approval in the call history', () => {
     const listedBody: Json = await listed.json();
     const calls: Json[] = listedBody.data;
     expect(calls.map((c) => [c.tool, c.status, c.era, c.approval_id])).toEqual([
-      [GATED_TOOL, 'ok', '2025', id],
-      [GATED_TOOL, 'approval_pending', '2026-07-28', id],
+      [pair.tool, 'ok', '2025', id],
+      [pair.tool, 'approval_pending', '2026-07-28', id],
     ]);
     const unfiltered: Json = await (
-      await pair.b.request(`/v1/mcp/tool-calls?tool=${GATED_TOOL}&limit=100`, { token: 'owner' })
+      await pair.b.request(`/v1/mcp/tool-calls?tool=${pair.tool}&limit=100`, { token: 'owner' })
     ).json();
     expect(unfiltered.data.filter((c: Json) => c.approval_id === id)).toHaveLength(2);
     const detail = await pair.b.request(`/v1/mcp/tool-calls/${calls[0].id}`, { token: 'owner' });
@@ -344,8 +319,7 @@ describe('approval in the call history', () => {
       new Date(Date.now() - 3 * 86_400_000).toISOString(),
       new Date().toISOString(),
     );
-    const [{ id: early }] = await sqlRows(
-      pair.sql,
+    const [{ id: early }] = await pair.sqlRows(
       `INSERT INTO mcp_tool_calls (id, organization_id, token_id, user_id, tool, era, protocol_version, status,
                                    is_error, duration_ms, request_id, approval_id, created_at)
        SELECT gen_random_uuid(), organization_id, token_id, user_id, tool, era, protocol_version, status, is_error,

@@ -5,14 +5,7 @@ import {
   modernToolCall,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import {
-  auditEvents,
-  createPortalUser,
-  GATED_TOOL,
-  gatedToolPairPerFile,
-  portalUserStatus,
-  sqlRows,
-} from '../support/confirmation-records.js';
+import { CONCURRENT_RETRIES, gatedToolPairPerFile } from '../support/confirmation-records.js';
 import type { TestServer } from '../support/test-server.js';
 
 /**
@@ -21,11 +14,10 @@ import type { TestServer } from '../support/test-server.js';
  * id never issued); a client that did not declare the extension gets -32021 for the methods. A
  * call under the `approval` policy from a client that declares it is a task: `working` while the
  * request waits, `completed` with the tool's result once another admin approved it through the
- * REST route (run once under 20 concurrent polls on both replicas), `failed` with the API
+ * REST route (run once under concurrent polls on both replicas), `failed` with the API
  * envelope when denied, and cancelling it withdraws the request.
  */
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-const POLLS = 20;
 
 const pair = gatedToolPairPerFile('approval', { overrides: { mcpConformanceFixtures: true } });
 
@@ -207,8 +199,7 @@ async function decide(
 }
 
 async function approvalOf(taskId: string): Promise<Json> {
-  const [row] = await sqlRows(
-    pair.sql,
+  const [row] = await pair.sqlRows(
     `SELECT a.id, a.status FROM mcp_tasks t JOIN mcp_approvals a ON a.id = t.approval_id WHERE t.id = $1`,
     [taskId],
   );
@@ -216,16 +207,16 @@ async function approvalOf(taskId: string): Promise<Json> {
 }
 
 describe('a call under the approval policy, from a client that speaks tasks', () => {
-  it('is a working task while pending; approved through REST on the other replica, 20 concurrent polls run it once and complete it with the result', async () => {
-    const target = await createPortalUser(pair.a, 'Task Target');
-    const created = resultOf(await call(pair.a, GATED_TOOL, { id: target.id }));
+  it(`is a working task while pending; approved through REST on the other replica, ${CONCURRENT_RETRIES} concurrent polls run it once and complete it with the result`, async () => {
+    const target = await pair.newTarget('Task Target');
+    const created = resultOf(await call(pair.a, pair.tool, { id: target.id }));
     expect(created).toMatchObject({ resultType: 'task', status: 'working' });
     expect(created.statusMessage).toContain('admin permission other than Olivia Owner');
     const approval = await approvalOf(created.taskId);
     expect(approval.status).toBe('pending');
     // Polled while pending: still working, nothing ran.
     expect((await getTask(pair.b, created.taskId)).status).toBe('working');
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
     // Someone else (even the admin who decides) cannot read it.
     const stranger = await tasks(
       pair.b,
@@ -237,7 +228,7 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
 
     expect(await decide(pair.b, approval.id, 'approve', { reason: 'ok' })).toBe(200);
     const polls = await Promise.all(
-      Array.from({ length: POLLS }, (_, i) =>
+      Array.from({ length: CONCURRENT_RETRIES }, (_, i) =>
         getTask(i % 2 === 0 ? pair.a : pair.b, created.taskId),
       ),
     );
@@ -246,27 +237,24 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
     expect(done.status).toBe('completed');
     expect(done.result.isError).not.toBe(true);
     expect(textJsonOf(done.result)).toMatchObject({ id: target.id });
-    expect(await portalUserStatus(pair.b, target.id)).toBe(404);
-    expect(
-      await auditEvents(pair.a, { action: 'portal_user.deleted', resource_id: target.id }),
-    ).toHaveLength(1);
+    expect(await pair.targetStatus(target.id, pair.b)).toBe(404);
+    expect(await pair.deletions(target.id)).toHaveLength(1);
     expect((await approvalOf(created.taskId)).status).toBe('executed');
-    const executed = await auditEvents(pair.a, {
+    const executed = await pair.auditEvents({
       action: 'approval.executed',
       resource_id: approval.id,
     });
     expect(executed).toHaveLength(1);
-    const history = await sqlRows(
-      pair.sql,
+    const history = await pair.sqlRows(
       `SELECT status FROM mcp_tool_calls WHERE tool = $1 AND status = 'ok'`,
-      [GATED_TOOL],
+      [pair.tool],
     );
     expect(history).toHaveLength(1);
   });
 
   it('denied: the task fails with the API envelope (approval_denied, the reason) and nothing runs', async () => {
-    const target = await createPortalUser(pair.a, 'Denied Task Target');
-    const created = resultOf(await call(pair.a, GATED_TOOL, { id: target.id }));
+    const target = await pair.newTarget('Denied Task Target');
+    const created = resultOf(await call(pair.a, pair.tool, { id: target.id }));
     const approval = await approvalOf(created.taskId);
     expect(await decide(pair.a, approval.id, 'deny', { reason: 'not today' })).toBe(200);
     const failed = await settled(created.taskId);
@@ -277,12 +265,12 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
       message: expect.stringContaining('not today'),
       data: { error: { code: 'approval_denied', details: { approval_id: approval.id } } },
     });
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 
   it('expired before anyone decided: the task fails with approval_expired, told once, nothing runs', async () => {
-    const target = await createPortalUser(pair.a, 'Lapsed Task Target');
-    const created = resultOf(await call(pair.a, GATED_TOOL, { id: target.id }));
+    const target = await pair.newTarget('Lapsed Task Target');
+    const created = resultOf(await call(pair.a, pair.tool, { id: target.id }));
     const approval = await approvalOf(created.taskId);
     await pair.sql.query(
       `UPDATE mcp_approvals SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
@@ -296,14 +284,14 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
     });
     expect(await decide(pair.b, approval.id, 'approve')).toBe(409);
     // The expiry was told through the task: a retry without tasks asks anew instead.
-    const retried = resultOf(await call(pair.b, GATED_TOOL, { id: target.id }, {}));
+    const retried = resultOf(await call(pair.b, pair.tool, { id: target.id }, {}));
     expect(textJsonOf(retried).error.code).toBe('approval_pending');
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 
   it('cancelled by the requester: the request is withdrawn (audited) and can no longer be approved', async () => {
-    const target = await createPortalUser(pair.a, 'Withdrawn Target');
-    const created = resultOf(await call(pair.b, GATED_TOOL, { id: target.id }));
+    const target = await pair.newTarget('Withdrawn Target');
+    const created = resultOf(await call(pair.b, pair.tool, { id: target.id }));
     const approval = await approvalOf(created.taskId);
     expect(
       resultOf(await tasks(pair.a, 'tasks/cancel', { taskId: created.taskId })).resultType,
@@ -311,18 +299,18 @@ describe('a call under the approval policy, from a client that speaks tasks', ()
     expect((await getTask(pair.b, created.taskId)).status).toBe('cancelled');
     expect((await approvalOf(created.taskId)).status).toBe('expired');
     expect(await decide(pair.a, approval.id, 'approve')).toBe(409);
-    const withdrawn = await auditEvents(pair.a, {
+    const withdrawn = await pair.auditEvents({
       action: 'approval.withdrawn',
       resource_id: approval.id,
     });
     expect(withdrawn).toHaveLength(1);
     expect(withdrawn[0].actor_name).toBe('Olivia Owner');
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 
   it('a client without the extension keeps the isError approval_pending answer', async () => {
-    const target = await createPortalUser(pair.a, 'Retry Path Target');
-    const res = await call(pair.a, GATED_TOOL, { id: target.id }, {});
+    const target = await pair.newTarget('Retry Path Target');
+    const res = await call(pair.a, pair.tool, { id: target.id }, {});
     const result = resultOf(res);
     expect(result.resultType).toBe('complete');
     expect(result.isError).toBe(true);

@@ -9,15 +9,7 @@ import {
   postMcp,
   type WireResponse,
 } from '../support/mcp-confirmation-fixtures.js';
-import {
-  auditEvents,
-  createPortalUser,
-  GATED_TOOL,
-  gatedToolPairPerFile,
-  portalUserStatus,
-  setConfirmationPolicy,
-  sqlRows,
-} from '../support/confirmation-records.js';
+import { CONCURRENT_RETRIES, gatedToolPairPerFile } from '../support/confirmation-records.js';
 import { legacyInitialize } from '../support/raw-mcp.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -25,11 +17,10 @@ import type { TestServer } from '../support/test-server.js';
  * Confirmation policy `verified` (ADR 0012) on two replicas of one database: the question is asked
  * with a URL-mode elicitation (2026-07-28 `input_required`; 2025-11-25 `URLElicitationRequiredError`)
  * naming this server's page; only the token's person, signed in, can confirm there (anyone else
- * signed in is refused and sees no button); the page's decision is used once by the retry (20
- * concurrent retries on both replicas: one run), and a decision that lapsed, was already used or
+ * signed in is refused and sees no button); the page's decision is used once by the retry
+ * (concurrent retries on both replicas: one run), and a decision that lapsed, was already used or
  * was made under another policy version decides nothing.
  */
-const RETRIES = 20;
 const URL_MODE = { elicitation: { url: {} } };
 
 let olivia: BrowserAgent;
@@ -47,7 +38,7 @@ function modernDelete(
   id: string,
   retry: { requestState?: string; inputResponses?: unknown } = {},
 ): Promise<WireResponse> {
-  return modernToolCall(t.url, t.tokens.owner, GATED_TOOL, { id }, retry, {
+  return modernToolCall(t.url, t.tokens.owner, pair.tool, { id }, retry, {
     capabilities: URL_MODE,
   });
 }
@@ -77,7 +68,7 @@ function legacyDelete(
       jsonrpc: '2.0',
       id: nextId++,
       method: 'tools/call',
-      params: { name: GATED_TOOL, arguments: { id } },
+      params: { name: pair.tool, arguments: { id } },
     },
     { 'mcp-protocol-version': version, 'mcp-session-id': session },
   );
@@ -125,7 +116,9 @@ async function press(
 
 /** The audit trail of one confirmation through the REST API (as the owner, an admin), oldest first. */
 async function chainOf(t: TestServer, id: string): Promise<Json[]> {
-  return (await auditEvents(t, { resource_type: 'confirmation', resource_id: id })).toReversed();
+  return (
+    await pair.auditEvents({ resource_type: 'confirmation', resource_id: id }, t)
+  ).toReversed();
 }
 
 /** `[action, actor, channel, client]` of each event, oldest first. */
@@ -141,10 +134,7 @@ async function trailOf(
  * deletion's audit event.
  */
 async function expectDeletedOnceBy(targetId: string, id: string): Promise<Json> {
-  const deleted = await auditEvents(pair.a, {
-    action: 'portal_user.deleted',
-    resource_id: targetId,
-  });
+  const deleted = await pair.deletions(targetId);
   expect(deleted).toHaveLength(1);
   expect(deleted[0].confirmation_id).toBe(id);
   expect(await ledgerRow(id)).toMatchObject({ status: 'consumed' });
@@ -152,8 +142,7 @@ async function expectDeletedOnceBy(targetId: string, id: string): Promise<Json> 
 }
 
 async function ledgerRow(id: string): Promise<Json> {
-  const [row] = await sqlRows(
-    pair.sql,
+  const [row] = await pair.sqlRows(
     `SELECT status, mode, policy_version, verified_at IS NOT NULL AS verified FROM mcp_confirmations WHERE id = $1`,
     [id],
   );
@@ -161,8 +150,8 @@ async function ledgerRow(id: string): Promise<Json> {
 }
 
 describe('verified policy, 2026-07-28', () => {
-  it('asks with the page’s URL; only Olivia, signed in, can confirm; 20 concurrent retries on two replicas run it once', async () => {
-    const target = await createPortalUser(pair.a, 'Verified Target');
+  it(`asks with the page’s URL; only Olivia, signed in, can confirm; ${CONCURRENT_RETRIES} concurrent retries on two replicas run it once`, async () => {
+    const target = await pair.newTarget('Verified Target');
     const first = await modernDelete(pair.a, target.id);
     const { url, id, requestState } = pageOf(first);
     expect(url).toBe(`${pair.a.server.config.baseUrl}/confirm/${id}`);
@@ -183,7 +172,7 @@ describe('verified policy, 2026-07-28', () => {
       const early = await modernDelete(pair.b, target.id, { requestState, inputResponses });
       expect(pageOf(early)).toEqual({ url, id, requestState });
     }
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
 
     // Not signed in: sent to sign in first, and told nothing about the question.
     const anonymous = await fetch(url, { redirect: 'manual' });
@@ -222,7 +211,7 @@ describe('verified policy, 2026-07-28', () => {
     expect((await open(olivia, id)).status).toBe(410);
 
     const outcomes = await Promise.all(
-      Array.from({ length: RETRIES }, (_, i) =>
+      Array.from({ length: CONCURRENT_RETRIES }, (_, i) =>
         modernDelete(i % 2 === 0 ? pair.a : pair.b, target.id, {
           requestState,
           inputResponses: { confirm: { action: 'accept' } },
@@ -231,7 +220,7 @@ describe('verified policy, 2026-07-28', () => {
     ).then((all) => all.map(outcomeOf));
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
     expect(outcomes.filter((o) => o !== 'ok' && o !== 'confirmation_replayed')).toEqual([]);
-    expect(await portalUserStatus(pair.b, target.id)).toBe(404);
+    expect(await pair.targetStatus(target.id, pair.b)).toBe(404);
     const deletion = await expectDeletedOnceBy(target.id, id);
 
     // The page after use: refused.
@@ -250,9 +239,9 @@ describe('verified policy, 2026-07-28', () => {
       ['confirmation.executed', 'Olivia Owner', 'mcp', 'raw-e2e'],
     ]);
     expect(chain.every((e) => e.confirmation_id === id)).toBe(true);
-    expect(chain.every((e) => e.resource_label === `${GATED_TOOL} portal_user ${target.id}`)).toBe(
-      true,
-    );
+    expect(
+      chain.every((e) => e.resource_label === `${pair.tool} ${pair.targetType} ${target.id}`),
+    ).toBe(true);
     expect(chain[0].changes).toMatchObject({
       status: { before: null, after: 'pending' },
       mode: { before: null, after: 'verified' },
@@ -284,7 +273,7 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('declined on the page: the retry is told USER_DECLINED and nothing is deleted', async () => {
-    const target = await createPortalUser(pair.a, 'Declined Target');
+    const target = await pair.newTarget('Declined Target');
     const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
     const declined = await press(olivia, id, 'decline');
     expect(declined.status).toBe(200);
@@ -294,7 +283,7 @@ describe('verified policy, 2026-07-28', () => {
       inputResponses: { confirm: { action: 'accept' } },
     });
     expect(outcomeOf(retry)).toBe('USER_DECLINED');
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
     expect(await ledgerRow(id)).toMatchObject({ status: 'declined' });
     expect(await trailOf(pair.a, id)).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
@@ -303,7 +292,7 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('declined in the client (its URL-mode answer): the retry is USER_DECLINED, audited once', async () => {
-    const target = await createPortalUser(pair.a, 'Client Declined Target');
+    const target = await pair.newTarget('Client Declined Target');
     const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
     const retries = await Promise.all(
       [pair.a, pair.b].map((t) =>
@@ -315,7 +304,7 @@ describe('verified policy, 2026-07-28', () => {
     );
     expect(retries.map(outcomeOf)).toEqual(['USER_DECLINED', 'USER_DECLINED']);
     expect(await ledgerRow(id)).toMatchObject({ status: 'declined' });
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
     const chain = await chainOf(pair.b, id);
     expect(chain.map((e) => [e.action, e.actor_name, e.channel])).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp'],
@@ -325,7 +314,7 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('a lapsed question: the page refuses it and the retry asks a new one', async () => {
-    const target = await createPortalUser(pair.a, 'Lapsed Target');
+    const target = await pair.newTarget('Lapsed Target');
     const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
     await pair.sql.query(
       `UPDATE mcp_confirmations SET created_at = now() - interval '20 minutes', expires_at = now() - interval '1 second' WHERE id = $1`,
@@ -341,7 +330,7 @@ describe('verified policy, 2026-07-28', () => {
     const fresh = retries.map((r) => pageOf(r).id);
     expect(fresh).not.toContain(id);
     expect(new Set(fresh).size).toBe(2);
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
     expect(await ledgerRow(id)).toMatchObject({ status: 'expired' });
     const chain = await chainOf(pair.a, id);
     expect(chain.map((e) => [e.action, e.actor_name, e.channel])).toEqual([
@@ -355,7 +344,7 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('confirmed on the page but not used in time: expired once, nothing runs', async () => {
-    const target = await createPortalUser(pair.a, 'Unused Target');
+    const target = await pair.newTarget('Unused Target');
     const { id, requestState } = pageOf(await modernDelete(pair.a, target.id));
     expect((await press(olivia, id, 'confirm')).status).toBe(200);
     await pair.sql.query(
@@ -366,7 +355,7 @@ describe('verified policy, 2026-07-28', () => {
       [pair.a, pair.b].map((t) => modernDelete(t, target.id, { requestState })),
     );
     expect(retries.map((r) => pageOf(r).id)).not.toContain(id);
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
     expect(await trailOf(pair.b, id)).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'raw-e2e'],
       ['confirmation.confirmed', 'Olivia Owner', 'web', 'raw-e2e'],
@@ -379,7 +368,7 @@ describe('verified policy, 2026-07-28', () => {
   });
 
   it('a policy change: a decision made under the older version is refused, on the page and at the retry', async () => {
-    const target = await createPortalUser(pair.a, 'Policy Target');
+    const target = await pair.newTarget('Policy Target');
     // Confirmed under the version in force, then the policy changes (a new expiry, same mode).
     const confirmedFirst = pageOf(await modernDelete(pair.a, target.id));
     expect((await press(olivia, confirmedFirst.id, 'confirm')).status).toBe(200);
@@ -387,10 +376,7 @@ describe('verified policy, 2026-07-28', () => {
     const openFirst = pageOf(await modernDelete(pair.a, target.id));
     const page = await open(olivia, openFirst.id);
     expect(page.status).toBe(200);
-    const version = await setConfirmationPolicy(pair.a, GATED_TOOL, {
-      mode: 'verified',
-      expiry_seconds: 900,
-    });
+    const version = await pair.setPolicyExpiry(900);
 
     const late = await olivia.fetch(`/confirm/${openFirst.id}`, {
       form: { csrf: hiddenField(page.html, 'csrf'), decision: 'confirm' },
@@ -405,13 +391,13 @@ describe('verified policy, 2026-07-28', () => {
     expect(asked.id).not.toBe(confirmedFirst.id);
     expect(await ledgerRow(asked.id)).toMatchObject({ policy_version: version });
     expect(await ledgerRow(confirmedFirst.id)).toMatchObject({ status: 'pending', verified: true });
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 });
 
 describe('verified policy, 2025-11-25', () => {
-  it('URLElicitationRequiredError names the page; after Olivia confirms, 20 concurrent retries run it once', async () => {
-    const target = await createPortalUser(pair.a, 'Legacy Target');
+  it(`URLElicitationRequiredError names the page; after Olivia confirms, ${CONCURRENT_RETRIES} concurrent retries run it once`, async () => {
+    const target = await pair.newTarget('Legacy Target');
     const session = await legacySession(pair.a);
     const first = await legacyDelete(pair.a, session, target.id);
     expect(first.body.error).toMatchObject({
@@ -433,13 +419,13 @@ describe('verified policy, 2025-11-25', () => {
     // Retried before the page: the same question again, on either replica; no second row.
     const again = await legacyDelete(pair.b, session, target.id);
     expect(again.body.error.data.elicitations[0].elicitationId).toBe(id);
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
 
     expect((await open(max, id)).status).toBe(403);
     expect((await press(olivia, id, 'confirm')).status).toBe(200);
 
     const outcomes = await Promise.all(
-      Array.from({ length: RETRIES }, (_, i) =>
+      Array.from({ length: CONCURRENT_RETRIES }, (_, i) =>
         legacyDelete(i % 2 === 0 ? pair.a : pair.b, session, target.id),
       ),
     ).then((all) => all.map(outcomeOf));
@@ -451,8 +437,7 @@ describe('verified policy, 2025-11-25', () => {
     // The same call once more, right after: a duplicate of the one that ran, not a new question.
     expect(outcomeOf(await legacyDelete(pair.b, session, target.id))).toBe('confirmation_replayed');
     // No new question was asked for them.
-    const [{ n }] = await sqlRows(
-      pair.sql,
+    const [{ n }] = await pair.sqlRows(
       `SELECT count(*)::int AS n FROM mcp_confirmations WHERE target_id = $1`,
       [target.id],
     );
@@ -460,7 +445,7 @@ describe('verified policy, 2025-11-25', () => {
     await expectDeletedOnceBy(target.id, id);
     expect((await open(olivia, id)).status).toBe(410);
     // Asked once (the retry before the page asked nothing new), refused to Max when he opened it,
-    // confirmed by Olivia, used once among the 21 calls after.
+    // confirmed by Olivia, used once among the concurrent retries and the call after them.
     expect(await trailOf(pair.a, id)).toEqual([
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'legacy-url'],
       ['confirmation.refused', 'Max Member', 'web', 'legacy-url'],
@@ -470,7 +455,7 @@ describe('verified policy, 2025-11-25', () => {
   });
 
   it('a lapsed question is closed once when the same call comes back, and asked anew', async () => {
-    const target = await createPortalUser(pair.a, 'Legacy Lapsed');
+    const target = await pair.newTarget('Legacy Lapsed');
     const session = await legacySession(pair.a);
     const first = await legacyDelete(pair.a, session, target.id);
     const id: string = first.body.error.data.elicitations[0].elicitationId;
@@ -490,11 +475,11 @@ describe('verified policy, 2025-11-25', () => {
       ['confirmation.requested', 'Olivia Owner', 'mcp', 'legacy-url'],
       ['confirmation.expired', 'Olivia Owner', 'mcp', 'legacy-url'],
     ]);
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 
   it('a decline on the page is told once; the next call asks again', async () => {
-    const target = await createPortalUser(pair.a, 'Legacy Declined');
+    const target = await pair.newTarget('Legacy Declined');
     const session = await legacySession(pair.a);
     const first = await legacyDelete(pair.a, session, target.id);
     const id: string = first.body.error.data.elicitations[0].elicitationId;
@@ -503,11 +488,11 @@ describe('verified policy, 2025-11-25', () => {
     const next = await legacyDelete(pair.a, session, target.id);
     expect(next.body.error.code).toBe(-32042);
     expect(next.body.error.data.elicitations[0].elicitationId).not.toBe(id);
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 
   it('a 2025 client that did not declare elicitation.url (or 2025-06-18) gets confirmation_required', async () => {
-    const target = await createPortalUser(pair.a, 'Legacy Form Only');
+    const target = await pair.newTarget('Legacy Form Only');
     const formOnly = await legacySession(pair.a, { elicitation: {} });
     const refused = await legacyDelete(pair.a, formOnly, target.id);
     expect(outcomeOf(refused)).toBe('confirmation_required');
@@ -516,6 +501,6 @@ describe('verified policy, 2025-11-25', () => {
     expect(outcomeOf(await legacyDelete(pair.a, urlSession, target.id, '2025-06-18'))).toBe(
       'confirmation_required',
     );
-    expect(await portalUserStatus(pair.a, target.id)).toBe(200);
+    expect(await pair.targetStatus(target.id)).toBe(200);
   });
 });

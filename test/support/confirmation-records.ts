@@ -219,35 +219,102 @@ export function sqlReplicaPairPerFile(
 }
 
 /**
- * The destructive tool the approval, task and `verified` specs put under a policy: it deletes a
- * portal user ({@link createPortalUser} makes one, {@link portalUserStatus} says whether it is
- * gone).
+ * The destructive tool the approval, task and `verified` specs put under a policy, and what it acts
+ * on: it deletes a portal user. The specs reach both only through {@link gatedToolPairPerFile}
+ * (`pair.tool`, `pair.newTarget`, `pair.targetStatus`, `pair.deletions`).
  */
-export const GATED_TOOL = 'delete_portal_user';
+const GATED_TOOL = 'delete_portal_user';
+/** The kind of record {@link GATED_TOOL} deletes, as approvals and audit events name it. */
+const GATED_TARGET_TYPE = 'portal_user';
 
 /** How long {@link gatedToolPairPerFile}'s policy gives a person to decide. */
 const GATED_EXPIRY_SECONDS = 600;
 
 /**
+ * How many calls race at once, split across both replicas, for the one approved or confirmed run
+ * of the gated tool (retries of the call, or polls of its task): exactly one may run it.
+ */
+export const CONCURRENT_RETRIES = 20;
+
+/** A portal user made for a test (no invitation mail). */
+export type PortalUser = Awaited<ReturnType<typeof createPortalUser>>;
+
+/**
+ * Two replicas of one database with the gated tool under a policy, and what a test of that tool
+ * acts on and looks at, bound to the tool and the pair.
+ */
+export interface GatedToolPair extends Omit<SqlReplicaPair, 'close'> {
+  /** The gated tool's name (`delete_portal_user`). */
+  readonly tool: string;
+  /** What it deletes, as approvals and audit events name it (`portal_user`). */
+  readonly targetType: string;
+  /** The version of the tool's policy in force: set before the tests, then by `setPolicyExpiry`. */
+  readonly policyVersion: number;
+  /** A fresh target for the tool (a portal user called `name`), made on `a`. */
+  newTarget(name: string): Promise<PortalUser>;
+  /** The target as `on` (default `a`) serves it: 200 while it exists, 404 once deleted. */
+  targetStatus(id: string, on?: TestServer): Promise<number>;
+  /** The target's deletion events in the audit trail: one once the tool ran, none before. */
+  deletions(targetId: string): Promise<Json[]>;
+  /** The organisation's audit events as its owner reads them on `on` (default `a`). */
+  auditEvents(query: Record<string, string>, on?: TestServer): Promise<Json[]>;
+  /** The rows a query returns on the pair's database. */
+  sqlRows<T = Json>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Puts the tool's policy anew (the file's mode, `expirySeconds`) as the owner; its new version. */
+  setPolicyExpiry(expirySeconds: number): Promise<number>;
+}
+
+/**
  * The file's {@link SqlReplicaPair} (with `overrides`) with {@link GATED_TOOL} under `mode`, set on
  * `a` as the owner before the tests (`approval` first makes Max the second admin:
- * {@link requireApproval}); then `setUp` runs, given that policy's version.
+ * {@link requireApproval}); then `setUp` runs. The pair's methods act on that tool and its targets.
  */
 export function gatedToolPairPerFile(
   mode: 'approval' | 'verified',
   options: {
     overrides?: Partial<AppConfig>;
-    setUp?: (pair: SqlReplicaPair, policyVersion: number) => Promise<void> | void;
+    setUp?: (pair: SqlReplicaPair) => Promise<void> | void;
   } = {},
-): Omit<SqlReplicaPair, 'close'> {
-  return sqlReplicaPairPerFile(options.overrides, async (pair) => {
-    const version =
+): GatedToolPair {
+  let version: number | undefined;
+  const pair = sqlReplicaPairPerFile(options.overrides, async (started) => {
+    version =
       mode === 'approval'
-        ? await requireApproval(pair.a, GATED_TOOL, GATED_EXPIRY_SECONDS)
-        : await setConfirmationPolicy(pair.a, GATED_TOOL, {
+        ? await requireApproval(started.a, GATED_TOOL, GATED_EXPIRY_SECONDS)
+        : await setConfirmationPolicy(started.a, GATED_TOOL, {
             mode,
             expiry_seconds: GATED_EXPIRY_SECONDS,
           });
-    await options.setUp?.(pair, version);
+    await options.setUp?.(started);
   });
+  return {
+    get a() {
+      return pair.a;
+    },
+    get b() {
+      return pair.b;
+    },
+    get sql() {
+      return pair.sql;
+    },
+    tool: GATED_TOOL,
+    targetType: GATED_TARGET_TYPE,
+    get policyVersion() {
+      if (version === undefined) throw new Error('the policy is set in beforeAll');
+      return version;
+    },
+    newTarget: (name) => createPortalUser(pair.a, name),
+    targetStatus: (id, on = pair.a) => portalUserStatus(on, id),
+    deletions: (targetId) =>
+      auditEvents(pair.a, { action: `${GATED_TARGET_TYPE}.deleted`, resource_id: targetId }),
+    auditEvents: (query, on = pair.a) => auditEvents(on, query),
+    sqlRows: <T = Json>(text: string, params: unknown[] = []) => sqlRows<T>(pair.sql, text, params),
+    setPolicyExpiry: async (expirySeconds) => {
+      version = await setConfirmationPolicy(pair.a, GATED_TOOL, {
+        mode,
+        expiry_seconds: expirySeconds,
+      });
+      return version;
+    },
+  };
 }
