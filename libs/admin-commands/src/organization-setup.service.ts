@@ -12,6 +12,7 @@ import {
   type ApiToken,
 } from '@app/identity';
 import { SignInLinkService } from '@app/oauth-server';
+import { tokenCreatedEvent } from '@app/org-admin';
 
 export interface CreatedOrganization {
   organization: { id: string; slug: string; name: string };
@@ -232,23 +233,7 @@ export class OrganizationSetup {
 
   /** As `POST /v1/tokens` records it: never the secret. */
   private recordTokenCreated(tx: EntityManager, actor: AuditActor, token: ApiToken): Promise<void> {
-    return this.audit.record(
-      tx,
-      {
-        action: 'token.created',
-        resourceType: 'token',
-        resourceId: token.id,
-        resourceLabel: token.name,
-        changes: auditedFields('name', 'kind', 'user_id', 'scopes', 'expires_at').created({
-          name: token.name,
-          kind: token.kind,
-          user_id: token.userId,
-          scopes: [...token.scopes].sort(),
-          expires_at: token.expiresAt,
-        }),
-      },
-      actor,
-    );
+    return this.audit.record(tx, tokenCreatedEvent(token), actor);
   }
 
   /**

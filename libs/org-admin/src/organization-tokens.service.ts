@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { AuditTrail, auditedFields } from '@app/audit-trail';
+import { AuditTrail } from '@app/audit-trail';
 import { DomainError } from '@app/errors';
 import { scopeParts, scopesReach } from '@app/access-vocabulary';
 import { RequestContext, TokensRepository, TokensService, type ApiToken } from '@app/identity';
@@ -13,6 +13,7 @@ import type {
   TokenDto,
   TokenStatus,
 } from './token.dto.js';
+import { tokenCreatedEvent } from './token-audit.js';
 
 /**
  * API tokens of the caller's organisation (the routes need `org:admin` and the `admin` permission),
@@ -72,13 +73,7 @@ export class OrganizationTokensService {
         tx,
       );
       const created = toTokenDto(issued.token);
-      await this.audit.record(tx, {
-        action: 'token.created',
-        resourceType: 'token',
-        resourceId: issued.token.id,
-        resourceLabel: issued.token.name,
-        changes: auditedFields('name', 'kind', 'user_id', 'scopes', 'expires_at').created(created),
-      });
+      await this.audit.record(tx, tokenCreatedEvent(issued.token));
       return { ...created, secret: issued.secret };
     });
   }
