@@ -13,7 +13,7 @@ import {
   assertReadableParam,
   authorizationEnvelopeOf,
   authorizationRefused,
-  refusalOf,
+  assertAllowed,
 } from './mcp-refusals.js';
 import { ResourcesHandler } from './resources.handler.js';
 import { RestDispatcher } from './rest-dispatcher.js';
@@ -137,8 +137,7 @@ export class CompletionsHandler {
     if (source === undefined || request.value.length > MAX_PREFIX) return completion([], false);
 
     const { tool } = source;
-    const refusal = this.policy.evaluate(extra.principal, tool.access);
-    if (refusal !== null) throw refusalOf(refusal);
+    assertAllowed(this.policy, extra.principal, tool.access);
 
     const prefix = request.value.trim();
     const response = await this.dispatcher.dispatch(callerOf(ctx, extra), tool.def.endpoint, {

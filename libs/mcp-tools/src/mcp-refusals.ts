@@ -1,11 +1,6 @@
+import type { AccessPolicy } from '@app/access';
 import { isJsonObject, textRefusal } from '@app/common';
-import {
-  AUTHORIZATION_CODES,
-  isErrorCode,
-  toEnvelope,
-  type DomainError,
-  type ErrorEnvelope,
-} from '@app/errors';
+import { AUTHORIZATION_CODES, isErrorCode, toEnvelope, type ErrorEnvelope } from '@app/errors';
 import { INVALID_PARAMS, McpError } from '@app/mcp-transport';
 
 /*
@@ -62,9 +57,17 @@ export function authorizationRefused(envelope: ErrorEnvelope): McpError {
   return new McpError(AUTHORIZATION_REFUSED, envelope.error.message, envelope);
 }
 
-/** {@link authorizationRefused} for a refusal the access policy returned. */
-export function refusalOf(error: DomainError): McpError {
-  return authorizationRefused(error.toEnvelope());
+/**
+ * Goes on only if the caller may reach what `requirement` guards (a resource, a prompt, a
+ * completion's source); otherwise throws the access policy's refusal as {@link authorizationRefused}.
+ * Every handler without `isError` asks here, so none can evaluate a refusal and forget to throw it.
+ */
+export function assertAllowed(
+  policy: AccessPolicy,
+  ...[principal, requirement]: Parameters<AccessPolicy['evaluate']>
+): void {
+  const refusal = policy.evaluate(principal, requirement);
+  if (refusal !== null) throw authorizationRefused(refusal.toEnvelope());
 }
 
 /**

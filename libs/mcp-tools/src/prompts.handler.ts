@@ -9,7 +9,7 @@ import {
   type McpRequestContext,
 } from '@app/mcp-transport';
 import type { McpCallExtra } from './mcp-call-extra.js';
-import { assertReadableParam, refusalOf, requiredParam } from './mcp-refusals.js';
+import { assertAllowed, assertReadableParam, requiredParam } from './mcp-refusals.js';
 import { assertFirstPage, STATIC_LIST_CACHE } from './resources.handler.js';
 import { MCP_EXTENSIONS, type ExtensionPrompt, type McpExtension } from './mcp-extension.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -244,8 +244,7 @@ export class PromptsHandler {
     const added = this.added.get(name);
     if (added !== undefined) {
       const args = readArguments(added, params.arguments);
-      const refused = this.policy.evaluate(extra.principal, added.access);
-      if (refused !== null) throw refusalOf(refused);
+      assertAllowed(this.policy, extra.principal, added.access);
       return added.get(args, params, ctx);
     }
     const prompt = this.prompts.get(name);
@@ -260,8 +259,7 @@ export class PromptsHandler {
     if (problem !== undefined)
       throw new McpError(INVALID_PARAMS, `Invalid params: ${problem}`, { prompt: name });
 
-    const refusal = this.policy.evaluate(extra.principal, prompt.access);
-    if (refusal !== null) throw refusalOf(refusal);
+    assertAllowed(this.policy, extra.principal, prompt.access);
 
     const text = prompt.render(args, new Date());
     return {

@@ -6,7 +6,7 @@ import {
   authorizationRefused,
   requiredParam,
   envelopeOf,
-  refusalOf,
+  assertAllowed,
 } from './mcp-refusals.js';
 import {
   INVALID_PARAMS,
@@ -189,15 +189,13 @@ export class ResourcesHandler {
             ? {}
             : undefined;
       if (vars === undefined) continue;
-      const refused = this.policy.evaluate(extra.principal, r.access);
-      if (refused !== null) throw refusalOf(refused);
+      assertAllowed(this.policy, extra.principal, r.access);
       return { kind: 'complete', result: { contents: await r.read(uri, vars) }, cache: READ_CACHE };
     }
     const target = this.resolve(uri);
     if (target === undefined) throw McpError.resourceNotFound(uri);
 
-    const refusal = this.policy.evaluate(extra.principal, target.tool.access);
-    if (refusal !== null) throw refusalOf(refusal);
+    assertAllowed(this.policy, extra.principal, target.tool.access);
 
     const response = await this.dispatcher.dispatch(
       callerOf(ctx, extra),
