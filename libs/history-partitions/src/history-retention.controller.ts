@@ -1,9 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { Endpoint, type Plain } from '@app/rest-contract';
+import { Endpoint, type ResponsesOf } from '@app/rest-contract';
 import { HISTORY_PARTITIONS_ENDPOINTS } from './history-partitions.endpoints.js';
-import type { HistoryRetentionDto } from './history-retention.dto.js';
 import { PartitionMaintainer } from './partition-maintainer.service.js';
+
+/** What each endpoint answers, from its contract. */
+type Responses = ResponsesOf<typeof HISTORY_PARTITIONS_ENDPOINTS>;
 
 @ApiTags('audit')
 @ApiBearerAuth()
@@ -12,7 +14,7 @@ export class HistoryRetentionController {
   constructor(private readonly partitions: PartitionMaintainer) {}
 
   @Endpoint(HISTORY_PARTITIONS_ENDPOINTS.getHistoryRetention)
-  get(): Promise<Plain<HistoryRetentionDto>> {
+  get(): Promise<Responses['getHistoryRetention']> {
     return this.partitions.retentionNow();
   }
 }

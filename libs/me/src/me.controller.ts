@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { Out, type EndpointContract, type Plain, Endpoint } from '@app/rest-contract';
+import { Out, type ResponsesOf, type EndpointContract, Endpoint } from '@app/rest-contract';
 import {
   PERMISSIONS,
   ROLES,
@@ -68,6 +68,9 @@ export const ME_ENDPOINTS = {
   },
 } as const satisfies Record<string, EndpointContract>;
 
+/** What each endpoint answers, from its contract. */
+type Responses = ResponsesOf<typeof ME_ENDPOINTS>;
+
 @ApiTags('identity')
 @ApiBearerAuth()
 @Controller()
@@ -78,7 +81,7 @@ export class MeController {
   ) {}
 
   @Endpoint(ME_ENDPOINTS.me)
-  async me(): Promise<Plain<MeResponse>> {
+  async me(): Promise<Responses['me']> {
     const { principal: p, channel } = this.context.caller;
     const org = await this.identity.findOrganization(p.organizationId);
     if (org === null || p.membership === null) throw DomainError.notFound('Organization');

@@ -1,21 +1,12 @@
 import { Body, Controller, Param, Query, UsePipes } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import {
-  ApiValidationPipe,
-  Endpoint,
-  PageQueryDto,
-  type Page,
-  type Plain,
-} from '@app/rest-contract';
-import {
-  CreatedTokenDto,
-  CreateTokenDto,
-  ListTokensQueryDto,
-  TokenDto,
-  TokenIdParamsDto,
-} from './token.dto.js';
+import { ApiValidationPipe, Endpoint, PageQueryDto, type ResponsesOf } from '@app/rest-contract';
+import { CreateTokenDto, ListTokensQueryDto, TokenIdParamsDto } from './token.dto.js';
 import { OrganizationTokensService } from './organization-tokens.service.js';
 import { ORG_ADMIN_ENDPOINTS } from './org-admin.endpoints.js';
+
+/** What each endpoint answers, from its contract (the input DTOs are named for the pipe). */
+type Responses = ResponsesOf<typeof ORG_ADMIN_ENDPOINTS>;
 
 /**
  * API tokens (human/admin operations, not MCP tools): the organisation's need `org:admin` scope and
@@ -29,27 +20,27 @@ export class TokensController {
   constructor(private readonly tokens: OrganizationTokensService) {}
 
   @Endpoint(ORG_ADMIN_ENDPOINTS.listTokens)
-  list(@Query() query: ListTokensQueryDto): Promise<Page<Plain<TokenDto>>> {
+  list(@Query() query: ListTokensQueryDto): Promise<Responses['listTokens']> {
     return this.tokens.list(query);
   }
 
   @Endpoint(ORG_ADMIN_ENDPOINTS.createToken)
-  create(@Body() body: CreateTokenDto): Promise<Plain<CreatedTokenDto>> {
+  create(@Body() body: CreateTokenDto): Promise<Responses['createToken']> {
     return this.tokens.create(body);
   }
 
   @Endpoint(ORG_ADMIN_ENDPOINTS.revokeToken)
-  revoke(@Param() params: TokenIdParamsDto): Promise<Plain<TokenDto>> {
+  revoke(@Param() params: TokenIdParamsDto): Promise<Responses['revokeToken']> {
     return this.tokens.revoke(params.id);
   }
 
   @Endpoint(ORG_ADMIN_ENDPOINTS.listMyTokens)
-  listOwn(@Query() query: PageQueryDto): Promise<Page<Plain<TokenDto>>> {
+  listOwn(@Query() query: PageQueryDto): Promise<Responses['listMyTokens']> {
     return this.tokens.listOwn(query);
   }
 
   @Endpoint(ORG_ADMIN_ENDPOINTS.revokeMyToken)
-  revokeOwn(@Param() params: TokenIdParamsDto): Promise<Plain<TokenDto>> {
+  revokeOwn(@Param() params: TokenIdParamsDto): Promise<Responses['revokeMyToken']> {
     return this.tokens.revokeOwn(params.id);
   }
 }

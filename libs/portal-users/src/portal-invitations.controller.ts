@@ -34,6 +34,7 @@ export class PortalInvitationsController {
     return html(reply, await this.pages.show(token));
   }
 
+  // Not typed from its contract: a browser's form post gets the HTML page, which the contract omits.
   @Endpoint(PORTAL_USERS_ENDPOINTS.acceptInvitation)
   @ApiParam({ name: 'token', description: 'The invitation secret from the e-mail.' })
   @ApiConsumes('application/json', FORM_MEDIA_TYPE)

@@ -37,3 +37,13 @@ export interface EndpointContract {
 export type ResponseOf<C extends Pick<EndpointContract, 'response'>> = Plain<
   InstanceType<C['response']>
 >;
+
+/**
+ * {@link ResponseOf} for every endpoint of a table. Every controller method under `@Endpoint(...)`
+ * is typed from it, through a one-line local alias: `type Responses = ResponsesOf<typeof
+ * ACCOUNTS_ENDPOINTS>` and `list(...): Promise<Responses['list']>`. The response class is named
+ * once, in the table, and the compiler checks that the method returns it.
+ */
+export type ResponsesOf<Table extends Record<string, Pick<EndpointContract, 'response'>>> = {
+  [K in keyof Table]: ResponseOf<Table[K]>;
+};

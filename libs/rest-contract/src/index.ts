@@ -25,7 +25,7 @@ export {
 export { Out } from './response-property.decorator.js';
 export { DeletedOf, PageOf, type Deleted } from './response-dto.factory.js';
 export { ApiErrors, ApiErrorEnvelope, AUTH_ERROR_CODES } from './api-errors.decorator.js';
-export type { EndpointContract, ResponseOf } from './endpoint-contract.js';
+export type { EndpointContract, ResponseOf, ResponsesOf } from './endpoint-contract.js';
 export type { Plain } from './plain.js';
 export { parseTimestamp, Timestamp, TIMESTAMP_MESSAGE } from './timestamp.js';
 export { assertTimeRange, TimeRangeQueryDto, untilNotAfterSince } from './time-range-query.dto.js';
