@@ -24,7 +24,28 @@ export interface PartitionedTable {
   unit: PartitionUnit;
   /** Partitions kept ready beyond the current one (days or months). */
   ahead: number;
+  /**
+   * What the dropped rows leave behind elsewhere, forgotten after a round drops partitions: one
+   * statement given the start of the oldest partition kept (`$1`).
+   */
+  afterDrop?: string;
 }
+
+/**
+ * The call list's filter values (migration `ToolCallFilterValues1766100000000`, kept by a trigger)
+ * last seen before the oldest day left: none of their calls remains. Locked first in the order the
+ * trigger takes them (organisation, field, value), so the two never wait on each other the other
+ * way round; a value seen again meanwhile has a newer day, re-checked on a row that had to be
+ * waited for, and stays.
+ */
+const FORGET_AGED_FILTER_VALUES = `
+  DELETE FROM mcp_tool_call_filter_values f
+   USING (SELECT organization_id, field, value FROM mcp_tool_call_filter_values
+           WHERE last_day < $1
+           ORDER BY organization_id, field, value
+             FOR UPDATE) aged
+   WHERE f.organization_id = aged.organization_id AND f.field = aged.field AND f.value = aged.value
+     AND f.last_day < $1`;
 
 /**
  * The three partitioned tables. Calls come by the million a day: a day per partition keeps each
@@ -33,7 +54,13 @@ export interface PartitionedTable {
  * keeps the partition count (and the planner's work per query) low.
  */
 export const PARTITIONED_TABLES = [
-  { table: 'mcp_tool_calls', column: 'created_at', unit: 'day', ahead: 14 },
+  {
+    table: 'mcp_tool_calls',
+    column: 'created_at',
+    unit: 'day',
+    ahead: 14,
+    afterDrop: FORGET_AGED_FILTER_VALUES,
+  },
   { table: 'audit_events', column: 'occurred_at', unit: 'month', ahead: 2 },
   { table: 'mcp_confirmations', column: 'created_at', unit: 'month', ahead: 2 },
 ] as const satisfies readonly PartitionedTable[];
@@ -174,22 +201,6 @@ export interface TableMaintenance extends TableCoverage {
   dropped: Partition[];
 }
 
-/**
- * The call list's filter values (migration `ToolCallFilterValues1766100000000`, kept by a trigger)
- * last seen before the oldest day left: none of their calls remains. Locked first in the order the
- * trigger takes them (organisation, field, value), so the two never wait on each other the other
- * way round; a value seen again meanwhile has a newer day, re-checked on a row that had to be
- * waited for, and stays.
- */
-const FORGET_AGED_FILTER_VALUES = `
-  DELETE FROM mcp_tool_call_filter_values f
-   USING (SELECT organization_id, field, value FROM mcp_tool_call_filter_values
-           WHERE last_day < $1
-           ORDER BY organization_id, field, value
-             FOR UPDATE) aged
-   WHERE f.organization_id = aged.organization_id AND f.field = aged.field AND f.value = aged.value
-     AND f.last_day < $1`;
-
 /** One advisory lock key for the maintenance of every history table (an arbitrary constant). */
 const MAINTENANCE_LOCK = 7_261_204_028;
 
@@ -232,8 +243,8 @@ export async function maintainPartitions(
         }
       }
       const left = await listPartitions(sql, spec);
-      if (spec.table === 'mcp_tool_calls' && dropped.length > 0 && left[0] !== undefined) {
-        await sql(FORGET_AGED_FILTER_VALUES, [left[0].from.toISOString()]);
+      if ('afterDrop' in spec && dropped.length > 0 && left[0] !== undefined) {
+        await sql(spec.afterDrop, [left[0].from.toISOString()]);
       }
       report.push({
         table: spec.table,
