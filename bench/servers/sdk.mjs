@@ -6,10 +6,11 @@
 //
 // Per request it does what an equivalent production tool must: resolve the bearer token with the
 // same principal query our server uses (one indexed query), check scope and permission, read the
-// row by the same index (organisation, id), and answer the same result. On `/mcp` it has no rate limits, no call
-// history, no log line and no metrics (our server has all four), so it does strictly less work than
-// A; `/mcp-limited` adds the two Postgres-backed rate limits (scenario E+rl), and with REDIS_URL
-// `/mcp-limited-redis` the same two budgets in Redis (scenario E+rl+redis).
+// row by the same index (organisation, id), and answer the same result. On `/mcp` it has no rate
+// limits, no call history, no log line and no metrics (our server has all four), so it does
+// strictly less work than A; `/mcp-limited` adds the two Postgres-backed rate limits (scenario
+// E+rl), and with REDIS_URL `/mcp-limited-redis` the same two budgets in Redis (scenario
+// E+rl+redis).
 // Env: PORT (loopback), DATABASE_URL, DB_POOL_SIZE (default 10), REDIS_URL (optional).
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';

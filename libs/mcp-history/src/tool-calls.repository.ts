@@ -44,9 +44,10 @@ const COLUMNS = `id, tool, status, is_error, era, protocol_version, client_name,
  * index; tool, status and client are trailing key columns of `(organization_id, created_at DESC,
  * id DESC, tool, status, client_name)`, checked on the index entries (migration
  * `HistoryIndexes1765600000000`), and bounded by the last day their value was seen
- * ({@link seenUntil}), so a value the organisation never had reads nothing. An approval request's calls are few and recent: that filter is
- * checked on the rows the organisation's time index returns (no index of its own; bound it with
- * `since`, as the console's link from an approval does). Exported so the query-plan test EXPLAINs the real statement.
+ * ({@link seenUntil}), so a value the organisation never had reads nothing. An approval request's
+ * calls are few and recent: that filter is checked on the rows the organisation's time index
+ * returns (no index of its own; bound it with `since`, as the console's link from an approval
+ * does). Exported so the query-plan test EXPLAINs the real statement.
  */
 export function toolCallsListQuery(f: ToolCallFilter): SqlQuery {
   return newestFirstQuery({

@@ -59,8 +59,9 @@ export function authorizationRefused(envelope: ErrorEnvelope): McpError {
 
 /**
  * Goes on only if the caller may reach what `requirement` guards (a resource, a prompt, a
- * completion's source); otherwise throws the access policy's refusal as {@link authorizationRefused}.
- * Every handler without `isError` asks here, so none can evaluate a refusal and forget to throw it.
+ * completion's source); otherwise throws the access policy's refusal as
+ * {@link authorizationRefused}. Every handler without `isError` asks here, so none can evaluate a
+ * refusal and forget to throw it.
  */
 export function assertAllowed(
   policy: AccessPolicy,
